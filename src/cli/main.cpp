@@ -1,0 +1,44 @@
+// kselect: learned kernel selection. Thin command-line layer over libkselect.
+#include <algorithm>
+#include <iostream>
+#include <map>
+
+#include "cli/verb.h"
+#include "core/error.h"
+
+namespace kselect::cli {
+std::vector<Verb>& verb_registry() {
+  static std::vector<Verb> verbs;
+  return verbs;
+}
+}  // namespace kselect::cli
+
+int main(int argc, char** argv) {
+  using namespace kselect;
+  CLI::App app{"kselect: learned kernel selection (see docs/cli.md)", "kselect"};
+  app.set_version_flag("--version", std::string(KSELECT_VERSION));
+  app.require_subcommand(1);
+  auto& verbs = cli::verb_registry();
+  std::sort(verbs.begin(), verbs.end(), [](auto& a, auto& b) { return a.name < b.name; });
+  std::map<std::string, std::function<int()>> runners;
+  for (auto& verb : verbs) runners[verb.name] = verb.setup(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kExitOk : kExitUsage;
+  }
+  try {
+    for (auto* sub : app.get_subcommands()) return runners.at(sub->get_name())();
+  } catch (const InputError& e) {
+    std::cerr << "kselect: error: " << e.what() << "\n";
+    return kExitInput;
+  } catch (const StorageError& e) {
+    std::cerr << "kselect: storage error: " << e.what() << "\n";
+    return kExitStorage;
+  } catch (const std::exception& e) {
+    std::cerr << "kselect: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+  return kExitUsage;
+}

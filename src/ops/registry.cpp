@@ -1,0 +1,29 @@
+#include "core/error.h"
+#include "ops/gemm/operation.h"
+#include "ops/operation.h"
+
+namespace kselect {
+
+namespace {
+// One line per operation.
+const std::vector<const Operation*>& operations() {
+  static const std::vector<const Operation*> ops = {&gemm::operation()};
+  return ops;
+}
+}  // namespace
+
+const Operation& find_operation(std::string_view name) {
+  for (const Operation* op : operations())
+    if (op->name() == name) return *op;
+  std::string known;
+  for (const auto& n : operation_names()) known += (known.empty() ? "" : ", ") + n;
+  throw InputError("", 0, "op", "unknown operation '" + std::string(name) + "' (known: " + known + ")");
+}
+
+std::vector<std::string> operation_names() {
+  std::vector<std::string> names;
+  for (const Operation* op : operations()) names.emplace_back(op->name());
+  return names;
+}
+
+}  // namespace kselect
