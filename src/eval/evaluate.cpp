@@ -1,0 +1,342 @@
+#include "eval/evaluate.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "core/hardware.h"
+#include "eval/strata.h"
+
+namespace kselect::eval {
+
+namespace {
+
+using data::Measurement;
+using KernelRows = std::map<std::string, const Measurement*>;  // valid rows by kernel name
+struct ProblemRows {
+  std::string op;
+  KernelRows valid;
+};
+using ProblemTable = std::map<std::string, ProblemRows>;
+using PredictionTable = std::map<std::string, std::map<std::string, double>>;
+
+bool higher_is_better(Target t) {
+  return t != Target::kLatencyMs;
+}
+
+ProblemTable index_measurements(const std::vector<Measurement>& measurements) {
+  ProblemTable table;
+  for (const auto& m : measurements) {
+    auto& rows = table[m.problem];  // listed even when nothing is valid: counted as skipped
+    if (rows.op.empty()) rows.op = m.op;
+    if (!m.valid || !(m.median_ms > 0)) continue;
+    auto [it, inserted] = rows.valid.emplace(m.kernel, &m);
+    if (!inserted && m.run_id >= it->second->run_id) it->second = &m;
+  }
+  return table;
+}
+
+PredictionTable index_predictions(const std::vector<Prediction>& predictions) {
+  PredictionTable table;
+  for (const auto& p : predictions)
+    if (!table[p.problem].emplace(p.kernel, p.predicted).second)
+      throw InputError(
+          "", 0, "predictions",
+          "repeated prediction for problem '" + p.problem + "', kernel '" + p.kernel + "'");
+  return table;
+}
+
+// Valid candidates, best predicted first; unpredicted candidates last, ties by kernel name.
+std::vector<const Measurement*> rank_candidates(const KernelRows& rows,
+                                                const std::map<std::string, double>* predicted,
+                                                Target target, long& missing) {
+  struct Ranked {
+    const Measurement* m;
+    bool has_prediction;
+    double score;
+  };
+  std::vector<Ranked> ranked;
+  for (const auto& [kernel, m] : rows) {
+    const double* value = nullptr;
+    if (predicted)
+      if (auto it = predicted->find(kernel); it != predicted->end()) value = &it->second;
+    missing += value ? 0 : 1;
+    double score = !value ? 0.0 : higher_is_better(target) ? *value : -*value;
+    ranked.push_back({m, value != nullptr, score});
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) {
+    if (a.has_prediction != b.has_prediction) return a.has_prediction;
+    return a.score > b.score;  // stable: equal scores keep kernel-name order
+  });
+  std::vector<const Measurement*> out;
+  for (const auto& r : ranked) out.push_back(r.m);
+  return out;
+}
+
+// Highest TFLOPS; ties go to the faster median, then to the first kernel name.
+const Measurement* oracle_of(const KernelRows& rows) {
+  const Measurement* best = nullptr;
+  for (const auto& [kernel, m] : rows)
+    if (!best || m->tflops > best->tflops ||
+        (m->tflops == best->tflops && m->median_ms < best->median_ms))
+      best = m;
+  return best;
+}
+
+bool has_ci(const Measurement& m) {
+  return m.ci_low_ms > 0 && m.ci_high_ms >= m.ci_low_ms;
+}
+
+// Measurement noise cannot separate a kernel from the oracle: its median is within `band` of
+// the oracle's, or their confidence intervals overlap.
+bool in_tie_band(const Measurement& m, const Measurement& best, double band) {
+  if (&m == &best || m.median_ms <= (1.0 + band) * best.median_ms) return true;
+  return has_ci(m) && has_ci(best) && m.ci_low_ms <= best.ci_high_ms &&
+         best.ci_low_ms <= m.ci_high_ms;
+}
+
+const Measurement* default_pick(const KernelRows& rows, const std::vector<std::string>& set) {
+  for (const auto& name : set)
+    if (auto it = rows.find(name); it != rows.end()) return it->second;
+  return nullptr;
+}
+
+ProblemResult score_problem(const std::string& problem, const ProblemRows& rows,
+                            const std::vector<const Measurement*>& ranked, const Measurement& best,
+                            const EvalOptions& options) {
+  ProblemResult r;
+  r.problem = problem;
+  const Measurement& pick = *ranked.front();
+  r.picked = pick.kernel;
+  r.best = best.kernel;
+  r.picked_tflops = pick.tflops;
+  r.best_tflops = best.tflops;
+  r.efficiency = pick.tflops / best.tflops;
+  r.exact = pick.tflops >= best.tflops;
+  r.picked_ms = pick.median_ms;
+  r.best_ms = pick.median_ms;
+  for (const auto& [kernel, m] : rows.valid) r.best_ms = std::min(r.best_ms, m->median_ms);
+  r.regret = r.picked_ms / r.best_ms - 1.0;
+  r.candidates = int(rows.valid.size());
+  for (std::size_t i = 0; i < ranked.size() && r.hit_rank == 0; ++i)
+    if (in_tie_band(*ranked[i], best, options.tie_band)) r.hit_rank = int(i) + 1;
+  if (const Measurement* d = default_pick(rows.valid, options.default_kernels)) {
+    r.default_kernel = d->kernel;
+    r.default_ms = d->median_ms;
+  }
+  return r;
+}
+
+SliceStats slice_stats(const std::vector<const ProblemResult*>& results) {
+  std::vector<double> eff;
+  long hits = 0;
+  for (const auto* r : results) {
+    eff.push_back(r->efficiency);
+    hits += r->hit_rank == 1;
+  }
+  Summary s = summarize(eff);
+  return {s.count, s.mean, s.p10, s.min, double(hits) / double(std::max<long>(s.count, 1))};
+}
+
+RegretStats regret_stats(const std::vector<double>& regrets) {
+  return {long(regrets.size()), percentile(regrets, 50), percentile(regrets, 95),
+          regrets.empty() ? 0.0 : *std::max_element(regrets.begin(), regrets.end())};
+}
+
+double hit_rate(const std::vector<ProblemResult>& results, int k) {
+  if (results.empty()) return 0;
+  long hits = std::count_if(results.begin(), results.end(),
+                            [k](const ProblemResult& r) { return r.hit_rank <= k; });
+  return double(hits) / double(results.size());
+}
+
+void add_slices_and_strata(EvalReport& report, const ProblemTable& table) {
+  std::map<std::string, std::map<std::string, std::vector<const ProblemResult*>>> slices;
+  std::map<std::string, std::vector<double>> strata;
+  for (const auto& r : report.per_problem) {
+    GemmView view = gemm_view(table.at(r.problem).op, r.problem, r.picked);
+    for (const auto& [slice, bucket] : slice_buckets(view)) slices[slice][bucket].push_back(&r);
+    for (const auto& stratum : regret_strata(view, report.options.cores))
+      strata[stratum].push_back(r.regret);
+  }
+  for (const auto& [slice, buckets] : slices)
+    for (const auto& [bucket, results] : buckets)
+      report.slices[slice][bucket] = slice_stats(results);
+  for (const auto& [stratum, regrets] : strata) report.regret[stratum] = regret_stats(regrets);
+}
+
+void add_default_counts(EvalReport& report) {
+  for (const auto& r : report.per_problem) {
+    if (r.default_kernel.empty())
+      ++report.without_default;
+    else if (r.picked_ms > (1.0 + report.options.default_tolerance) * r.default_ms)
+      ++report.worse_than_default;
+  }
+}
+
+// The default pick, the best kernel of the default set, and the single fixed kernel K that
+// maximises total efficiency when run wherever valid, falling back to the default pick.
+void add_baselines(EvalReport& report, const ProblemTable& table) {
+  std::vector<double> fallback, set_best;
+  std::map<std::string, double> gain;  // total efficiency of K above the fallback
+  std::map<std::string, long> coverage;
+  std::vector<std::string> set = report.options.default_kernels;
+  std::sort(set.begin(), set.end());
+  Baseline& set_oracle = report.baselines["default_set_oracle"];
+  for (const auto& r : report.per_problem) {
+    const KernelRows& rows = table.at(r.problem).valid;
+    double fb = r.default_kernel.empty() ? 0.0 : rows.at(r.default_kernel)->tflops / r.best_tflops;
+    fallback.push_back(fb);
+    double best_in_set = -1;
+    for (const auto& [kernel, m] : rows) {
+      gain[kernel] += m->tflops / r.best_tflops - fb;
+      ++coverage[kernel];
+      if (std::binary_search(set.begin(), set.end(), kernel))
+        best_in_set = std::max(best_in_set, m->tflops / r.best_tflops);
+    }
+    if (best_in_set >= 0) set_best.push_back(best_in_set);
+  }
+  set_oracle.coverage = long(set_best.size());
+  set_oracle.efficiency = summarize(set_best);
+
+  Baseline& def = report.baselines["default"];
+  std::vector<double> def_eff;
+  for (std::size_t i = 0; i < fallback.size(); ++i)
+    if (!report.per_problem[i].default_kernel.empty()) def_eff.push_back(fallback[i]);
+  def.coverage = long(def_eff.size());
+  def.efficiency = summarize(def_eff);
+
+  Baseline& single = report.baselines["single_best_kernel"];
+  auto top = std::max_element(gain.begin(), gain.end(),
+                              [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (top == gain.end()) return;
+  single.kernel = top->first;
+  single.coverage = coverage[top->first];
+  std::vector<double> eff;
+  for (std::size_t i = 0; i < fallback.size(); ++i) {
+    const ProblemResult& r = report.per_problem[i];
+    const KernelRows& rows = table.at(r.problem).valid;
+    if (auto it = rows.find(single.kernel); it != rows.end())
+      eff.push_back(it->second->tflops / r.best_tflops);
+    else if (!r.default_kernel.empty())
+      eff.push_back(fallback[i]);
+  }
+  single.efficiency = summarize(eff);
+}
+
+void add_fit(EvalReport& report, const ProblemTable& table, const PredictionTable& predictions) {
+  std::vector<double> predicted, actual;
+  for (const auto& [problem, kernels] : predictions) {
+    auto rows = table.find(problem);
+    for (const auto& [kernel, value] : kernels) {
+      const Measurement* m = nullptr;
+      if (rows != table.end())
+        if (auto it = rows->second.valid.find(kernel); it != rows->second.valid.end())
+          m = it->second;
+      if (!m) {
+        ++report.unmatched_predictions;
+        continue;
+      }
+      predicted.push_back(value);
+      actual.push_back(target_value(*m, report.target));
+    }
+  }
+  report.fit = fit_quality(predicted, actual);
+}
+
+void add_worst(EvalReport& report) {
+  report.worst = report.per_problem;
+  std::stable_sort(report.worst.begin(), report.worst.end(),
+                   [](const auto& a, const auto& b) { return a.efficiency < b.efficiency; });
+  if (report.worst.size() > std::size_t(report.options.top_worst))
+    report.worst.resize(std::size_t(report.options.top_worst));
+}
+
+void check_options(EvalOptions& options) {
+  if (options.top_worst < 0) throw InputError("", 0, "top_worst", "must be >= 0");
+  if (!(options.tie_band >= 0)) throw InputError("", 0, "tie_band", "must be >= 0");
+  if (!(options.default_tolerance >= 0))
+    throw InputError("", 0, "default_tolerance", "must be >= 0");
+  if (options.cores <= 0) options.cores = host_hardware().physical_cores;
+}
+
+}  // namespace
+
+Target parse_target(std::string_view text) {
+  for (Target t : {Target::kTflops, Target::kLatencyMs, Target::kBandwidthGbS})
+    if (to_string(t) == text) return t;
+  throw InputError(
+      "", 0, "target",
+      "unknown target '" + std::string(text) + "' (expected tflops, latency_ms or bandwidth_gb_s)");
+}
+
+std::string_view to_string(Target t) {
+  switch (t) {
+    case Target::kTflops:
+      return "tflops";
+    case Target::kLatencyMs:
+      return "latency_ms";
+    case Target::kBandwidthGbS:
+      return "bandwidth_gb_s";
+  }
+  return "?";
+}
+
+double target_value(const data::Measurement& m, Target t) {
+  switch (t) {
+    case Target::kTflops:
+      return m.tflops;
+    case Target::kLatencyMs:
+      return m.median_ms;
+    case Target::kBandwidthGbS:
+      return m.bandwidth_gb_s;
+  }
+  return 0;
+}
+
+EvalReport evaluate(const std::vector<data::Measurement>& measurements,
+                    const std::vector<Prediction>& predictions, const EvalOptions& options) {
+  EvalReport report;
+  report.options = options;
+  check_options(report.options);
+  report.target = options.target;
+  ProblemTable table = index_measurements(measurements);
+  PredictionTable predicted = index_predictions(predictions);
+  for (const auto& [problem, rows] : table) {
+    const Measurement* best = oracle_of(rows.valid);
+    if (!best || !(best->tflops > 0)) {
+      ++report.skipped_no_oracle;
+      continue;
+    }
+    auto it = predicted.find(problem);
+    long missing = 0;
+    auto ranked = rank_candidates(rows.valid, it == predicted.end() ? nullptr : &it->second,
+                                  options.target, missing);
+    if (missing == long(ranked.size())) {
+      ++report.skipped_no_prediction;
+      continue;
+    }
+    report.missing_predictions += missing;
+    report.per_problem.push_back(score_problem(problem, rows, ranked, *best, report.options));
+  }
+  report.problems = long(report.per_problem.size());
+  std::vector<double> eff;
+  long exact = 0;
+  for (const auto& r : report.per_problem) {
+    eff.push_back(r.efficiency);
+    exact += r.exact;
+  }
+  report.efficiency = summarize(eff);
+  report.top1 = hit_rate(report.per_problem, 1);
+  report.top3 = hit_rate(report.per_problem, 3);
+  report.top5 = hit_rate(report.per_problem, 5);
+  report.top10 = hit_rate(report.per_problem, 10);
+  report.ndcg_at_1 = report.problems ? double(exact) / double(report.problems) : 0.0;
+  add_fit(report, table, predicted);
+  add_slices_and_strata(report, table);
+  add_default_counts(report);
+  add_baselines(report, table);
+  add_worst(report);
+  return report;
+}
+
+}  // namespace kselect::eval

@@ -1,0 +1,97 @@
+#pragma once
+// Offline evaluation of a kernel selector against measurements (docs/evaluation.md). Pure
+// functions over in-memory data: the CLI loads measurements from the store and predictions from
+// a model directory (out-of-fold file) or a ranker, then calls evaluate().
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "data/measurement.h"
+#include "eval/stats.h"
+
+namespace kselect::eval {
+
+// What a model predicts. Picks maximise TFLOPS and bandwidth and minimise latency.
+enum class Target { kTflops, kLatencyMs, kBandwidthGbS };
+Target parse_target(std::string_view text);  // tflops | latency_ms | bandwidth_gb_s
+std::string_view to_string(Target t);
+double target_value(const data::Measurement& m, Target t);  // in the target's own scale
+
+struct Prediction {
+  std::string problem;
+  std::string kernel;
+  double predicted = 0;  // in the target's own scale (TFLOPS, ms or GB/s), not log space
+};
+
+struct EvalOptions {
+  Target target = Target::kTflops;
+  // The default rule set's kernels in set order: per problem the first one measured valid is
+  // what kselect runs without a model.
+  std::vector<std::string> default_kernels;
+  int cores = 0;  // for the "fewer tiles than cores" stratum; 0: this machine's physical cores
+  int top_worst = 10;
+  double tie_band = 0.02;           // a pick within this relative time of the oracle is a hit
+  double default_tolerance = 0.02;  // picks slower than the default by more are counted
+};
+
+struct ProblemResult {
+  std::string problem;
+  std::string picked, best;
+  std::string default_kernel;  // empty when no kernel of the default set is valid here
+  double picked_tflops = 0, best_tflops = 0, efficiency = 0;
+  double picked_ms = 0, best_ms = 0, regret = 0;  // best_ms: fastest valid median time
+  double default_ms = 0;
+  int candidates = 0;  // valid measured kernels of the problem
+  int hit_rank = 0;    // 1-based predicted rank of the best-ranked kernel in the oracle's tie band
+  bool exact = false;  // the pick reaches the oracle's TFLOPS (NDCG@1 relevance)
+};
+
+struct SliceStats {
+  long problems = 0;
+  double mean = 0, p10 = 0, min = 0, top1 = 0;
+};
+
+struct RegretStats {
+  long problems = 0;
+  double p50 = 0, p95 = 0, max = 0;
+};
+
+// A selection policy that needs no model, scored like the model.
+struct Baseline {
+  std::string kernel;  // single_best_kernel only
+  long coverage = 0;   // problems where the policy's own kernel choice is valid
+  Summary efficiency;
+};
+
+struct EvalReport {
+  Target target = Target::kTflops;
+  EvalOptions options;
+  long problems = 0;
+  long skipped_no_oracle = 0;      // no valid measurement with TFLOPS > 0
+  long skipped_no_prediction = 0;  // no valid candidate has a prediction
+  long missing_predictions = 0;    // valid candidates without a prediction (ranked last)
+  long unmatched_predictions = 0;  // predictions that join no valid measurement
+  Summary efficiency;
+  double top1 = 0, top3 = 0, top5 = 0, top10 = 0, ndcg_at_1 = 0;
+  Fit fit;
+  std::map<std::string, RegretStats> regret;  // by stratum; "all" is the headline
+  long worse_than_default = 0, without_default = 0;
+  std::map<std::string, std::map<std::string, SliceStats>> slices;
+  std::map<std::string, Baseline> baselines;  // default, default_set_oracle, single_best_kernel
+  std::vector<ProblemResult> per_problem;     // sorted by problem text
+  std::vector<ProblemResult> worst;           // lowest efficiency first
+};
+
+// Joins measurements and predictions by (problem, kernel) text and scores the selector. Invalid
+// rows are never candidates. When a (problem, kernel) pair was measured more than once, the row
+// with the highest run_id counts. Throws InputError for a repeated prediction or bad options.
+EvalReport evaluate(const std::vector<data::Measurement>& measurements,
+                    const std::vector<Prediction>& predictions, const EvalOptions& options);
+
+// The full report, keys as documented in docs/evaluation.md (fractions, not percent).
+void to_json(nlohmann::json& j, const EvalReport& r);
+
+}  // namespace kselect::eval

@@ -1,0 +1,146 @@
+#include "eval/oof_file.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/key_values.h"
+
+namespace kselect::eval {
+
+namespace {
+
+constexpr double kMeasuredTolerance = 1e-3;  // CSV text may round the stored value
+
+// Splits one CSV record; double quotes enclose cells and "" inside quotes is a quote.
+std::vector<std::string> split_record(std::string_view line, const std::string& where) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      cells.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      cells.emplace_back();
+    } else if (c != '\r') {
+      cells.back() += c;
+    }
+  }
+  if (quoted) throw InputError(where, 0, "", "unterminated quoted cell");
+  return cells;
+}
+
+struct Columns {
+  std::size_t problem, kernel, fold, predicted, measured, count;
+};
+
+Columns find_columns(const std::vector<std::string>& header, const std::string& where) {
+  auto index = [&](const char* name) {
+    auto it = std::find(header.begin(), header.end(), name);
+    if (it == header.end())
+      throw InputError(where, 0, name,
+                       "missing column (expected problem,kernel,fold,predicted,measured)");
+    return std::size_t(it - header.begin());
+  };
+  return {index("problem"),   index("kernel"),   index("fold"),
+          index("predicted"), index("measured"), header.size()};
+}
+
+// An unquoted problem spills over several cells: put them back together.
+void merge_problem_cells(std::vector<std::string>& cells, const Columns& cols) {
+  std::size_t extra = cells.size() - cols.count;
+  for (std::size_t i = 1; i <= extra; ++i) cells[cols.problem] += "," + cells[cols.problem + i];
+  cells.erase(cells.begin() + long(cols.problem) + 1,
+              cells.begin() + long(cols.problem + extra) + 1);
+}
+
+double number(const std::string& cell, const std::string& where, const char* field) {
+  auto v = parse_double(cell);
+  if (!v || !std::isfinite(*v)) throw InputError(where, 0, field, "not a number: '" + cell + "'");
+  return *v;
+}
+
+OofRow parse_row(std::vector<std::string> cells, const Columns& cols, const std::string& where,
+                 const Canonicalizer& canonical) {
+  if (cells.size() < cols.count)
+    throw InputError(where, 0, "",
+                     "the row has " + std::to_string(cells.size()) + " cells, the header " +
+                         std::to_string(cols.count));
+  merge_problem_cells(cells, cols);
+  OofRow row;
+  row.problem = canonical ? canonical(cells[cols.problem], where) : cells[cols.problem];
+  row.kernel = cells[cols.kernel];
+  if (row.kernel.empty()) throw InputError(where, 0, "kernel", "empty");
+  auto fold = parse_int(cells[cols.fold]);
+  if (!fold) throw InputError(where, 0, "fold", "not an integer: '" + cells[cols.fold] + "'");
+  row.fold = int(*fold);
+  row.predicted = number(cells[cols.predicted], where, "predicted");
+  row.measured = number(cells[cols.measured], where, "measured");
+  return row;
+}
+
+}  // namespace
+
+std::vector<OofRow> parse_oof_csv(const std::string& text, const std::string& source,
+                                  const Canonicalizer& canonical) {
+  std::istringstream in(text);
+  std::string line;
+  std::optional<Columns> cols;
+  std::vector<OofRow> rows;
+  for (long number = 1; std::getline(in, line); ++number) {
+    std::string where = source + ":" + std::to_string(number);
+    if (line.find_first_not_of(" \t\r") == std::string::npos || line[0] == '#') continue;
+    auto cells = split_record(line, where);
+    if (!cols)
+      cols = find_columns(cells, where);
+    else
+      rows.push_back(parse_row(std::move(cells), *cols, where, canonical));
+  }
+  if (!cols)
+    throw InputError(source, 0, "",
+                     "no header line (expected problem,kernel,fold,predicted,measured)");
+  return rows;
+}
+
+std::vector<OofRow> read_oof_csv(const std::string& path, const Canonicalizer& canonical) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, 0, "", "cannot open out-of-fold prediction file");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_oof_csv(text.str(), path, canonical);
+}
+
+std::vector<Prediction> to_predictions(const std::vector<OofRow>& rows) {
+  std::vector<Prediction> out;
+  out.reserve(rows.size());
+  for (const auto& r : rows) out.push_back({r.problem, r.kernel, r.predicted});
+  return out;
+}
+
+OofMatch match_database(const std::vector<OofRow>& rows,
+                        const std::vector<data::Measurement>& measurements, Target target) {
+  std::map<std::pair<std::string, std::string>, const data::Measurement*> valid;
+  for (const auto& m : measurements)
+    if (m.valid) {
+      auto& slot = valid[{m.problem, m.kernel}];
+      if (!slot || m.run_id >= slot->run_id) slot = &m;
+    }
+  OofMatch match{long(rows.size()), 0, 0};
+  for (const auto& r : rows) {
+    auto it = valid.find({r.problem, r.kernel});
+    if (it == valid.end()) continue;
+    ++match.joined;
+    double stored = target_value(*it->second, target);
+    if (std::abs(r.measured - stored) > kMeasuredTolerance * std::max(std::abs(stored), 1e-12))
+      ++match.mismatched;
+  }
+  return match;
+}
+
+}  // namespace kselect::eval

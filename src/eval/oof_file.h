@@ -1,0 +1,42 @@
+#pragma once
+// Out-of-fold predictions written by training: <model dir>/oof_<target>.csv with the header
+// problem,kernel,fold,predicted,measured (any column order; predicted and measured in the
+// target's own scale). Problem text contains commas, so it is normally quoted (RFC 4180); an
+// unquoted problem is recovered too, since it is the only column that may contain commas.
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "data/measurement.h"
+#include "eval/evaluate.h"
+
+namespace kselect::eval {
+
+struct OofRow {
+  std::string problem, kernel;
+  int fold = 0;
+  double predicted = 0, measured = 0;
+};
+
+// Maps problem text to its canonical form (e.g. Operation::canonical_problem); may throw
+// InputError naming `source`.
+using Canonicalizer = std::function<std::string(std::string_view text, const std::string& source)>;
+
+// Throws InputError naming file:line:field for a missing column, a malformed number or a row
+// with too few cells.
+std::vector<OofRow> parse_oof_csv(const std::string& text, const std::string& source,
+                                  const Canonicalizer& canonical = nullptr);
+std::vector<OofRow> read_oof_csv(const std::string& path, const Canonicalizer& canonical = nullptr);
+
+std::vector<Prediction> to_predictions(const std::vector<OofRow>& rows);
+
+// How well the file matches a database: rows whose (problem, kernel) is a valid measurement,
+// and among those, rows whose `measured` differs from the database value by more than 0.1%.
+struct OofMatch {
+  long rows = 0, joined = 0, mismatched = 0;
+};
+OofMatch match_database(const std::vector<OofRow>& rows,
+                        const std::vector<data::Measurement>& measurements, Target target);
+
+}  // namespace kselect::eval

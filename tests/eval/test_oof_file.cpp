@@ -1,0 +1,77 @@
+#include "eval/oof_file.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "eval_fixture.h"
+
+namespace kselect::eval {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_oof_csv(text, "oof_tflops.csv");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(OofFile, ReadsQuotedAndUnquotedProblems) {
+  auto rows = parse_oof_csv(
+      "problem,kernel,fold,predicted,measured\n"
+      "\"m=1,n=2,k=3,layout=rcr,dtype=fp32\",A,0,1.5,2\n"
+      "# a comment\n"
+      "\n"
+      "m=4,n=5,k=6,layout=rcr,dtype=fp32,B,3,0.25,1e-2\r\n",
+      "oof.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].problem, "m=1,n=2,k=3,layout=rcr,dtype=fp32");
+  EXPECT_EQ(rows[0].kernel, "A");
+  EXPECT_DOUBLE_EQ(rows[0].predicted, 1.5);
+  EXPECT_EQ(rows[1].problem, "m=4,n=5,k=6,layout=rcr,dtype=fp32");
+  EXPECT_EQ(rows[1].fold, 3);
+  EXPECT_DOUBLE_EQ(rows[1].measured, 0.01);
+}
+
+TEST(OofFile, AnyColumnOrderAndCanonicalProblems) {
+  auto upper = [](std::string_view text, const std::string&) {
+    return "<" + std::string(text) + ">";
+  };
+  auto rows = parse_oof_csv("kernel,measured,predicted,fold,problem\nK,2,3,1,\"m=1,n=1\"\n",
+                            "oof.csv", upper);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].problem, "<m=1,n=1>");
+  EXPECT_DOUBLE_EQ(rows[0].predicted, 3);
+  EXPECT_EQ(to_predictions(rows)[0].kernel, "K");
+}
+
+TEST(OofFile, ErrorsNameFileLineAndField) {
+  EXPECT_THAT(error_of("problem,kernel,fold,predicted\n"), HasSubstr("field 'measured': missing"));
+  EXPECT_THAT(error_of("problem,kernel,fold,predicted,measured\n\"p\",A,0,x,1\n"),
+              HasSubstr("oof_tflops.csv:2: field 'predicted': not a number: 'x'"));
+  EXPECT_THAT(error_of("problem,kernel,fold,predicted,measured\n\"p\",A,0.5,1,1\n"),
+              HasSubstr("field 'fold'"));
+  EXPECT_THAT(error_of("problem,kernel,fold,predicted,measured\n\"p,A,0,1,1\n"),
+              HasSubstr("unterminated"));
+  EXPECT_THAT(error_of("problem,kernel,fold,predicted,measured\np,A,0\n"), HasSubstr("3 cells"));
+  EXPECT_THAT(error_of(""), HasSubstr("no header"));
+  EXPECT_THROW(read_oof_csv("/nonexistent/oof_tflops.csv"), InputError);
+}
+
+TEST(OofFile, MatchesADatabaseByKey) {
+  std::vector<data::Measurement> db = {fixture::row("p", "A", 1.0), fixture::row("p", "B", 2.0),
+                                       fixture::row("p", "C", 2.0, false)};
+  std::vector<OofRow> rows = {
+      {"p", "A", 0, 9, 10.0}, {"p", "B", 0, 4, 4.0}, {"p", "C", 0, 1, 1.0}, {"q", "A", 0, 1, 1.0}};
+  OofMatch m = match_database(rows, db, Target::kTflops);
+  EXPECT_EQ(m.rows, 4);
+  EXPECT_EQ(m.joined, 2);      // C is invalid, q is not in the database
+  EXPECT_EQ(m.mismatched, 1);  // B was measured at 5 TFLOPS, the file says 4
+}
+
+}  // namespace
+}  // namespace kselect::eval
