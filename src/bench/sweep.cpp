@@ -1,0 +1,320 @@
+#include "bench/sweep.h"
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <map>
+#include <memory>
+#include <ostream>
+
+#include "bench/machine_load.h"
+#include "bench/progress.h"
+#include "bench/stats.h"
+#include "core/error.h"
+#include "core/hardware.h"
+#include "data/store.h"
+#include "ops/operation.h"
+
+namespace kselect::bench {
+
+namespace {
+
+// Writing a buffer twice the last-level cache evicts the operands of the previous run, as
+// CUTLASS's profiler and benchdnn's --cold-cache do.
+class CacheFlusher {
+ public:
+  CacheFlusher() {
+    int l3_kib = host_hardware().l3_kib > 0 ? host_hardware().l3_kib : 32 * 1024;
+    lines_.resize(size_t(l3_kib) * 1024 * 2 / sizeof(Line));
+  }
+  void flush() {
+    for (Line& line : lines_) line.value[0] += 1;
+  }
+
+ private:
+  struct alignas(64) Line {
+    long value[8];
+  };
+  std::vector<Line> lines_;
+};
+
+struct Candidate {
+  std::string kernel;
+  std::unique_ptr<BoundKernel> bound;
+  std::vector<double> times_ms;
+  std::string failure;  // non-empty once the kernel threw or gave a wrong result
+  bool verified = false;
+};
+
+data::Measurement invalid_row(const std::string& op, const std::string& problem,
+                              const std::string& kernel, const std::string& reason) {
+  data::Measurement m;
+  m.op = op, m.problem = problem, m.kernel = kernel, m.valid = false, m.reason = reason;
+  return m;
+}
+
+// Runs `action` on the candidate, turning an exception into the candidate's failure.
+template <typename Action>
+void guarded(Candidate& c, Action&& action) {
+  if (!c.failure.empty()) return;
+  try {
+    action();
+  } catch (const std::exception& e) {
+    c.failure = std::string("kernel failed: ") + e.what();
+  }
+}
+
+void warm_up_and_verify(std::vector<Candidate>& candidates, const SweepSettings& s) {
+  for (Candidate& c : candidates) {
+    guarded(c, [&] {
+      for (int i = 0; i < s.warmup; ++i) c.bound->run();
+      if (!s.verify) return;
+      c.bound->run();  // the output buffer is shared: verify right after this kernel's run
+      std::string why = c.bound->verify();
+      if (!why.empty())
+        c.failure = why.rfind("wrong result", 0) == 0 ? why : "wrong result: " + why;
+      c.verified = true;
+    });
+  }
+}
+
+// Round-robin rounds, the order rotated each round, so drift (frequency, other load) spreads
+// over all candidates instead of biasing the ones measured last.
+void timed_rounds(std::vector<Candidate>& candidates, const SweepSettings& s) {
+  std::unique_ptr<CacheFlusher> flusher = s.cold ? std::make_unique<CacheFlusher>() : nullptr;
+  const size_t n = candidates.size();
+  for (int round = 0; round < s.repeat; ++round) {
+    for (size_t i = 0; i < n; ++i) {
+      Candidate& c = candidates[(i + size_t(round)) % n];
+      if (flusher) flusher->flush();
+      guarded(c, [&] {
+        auto start = std::chrono::steady_clock::now();
+        c.bound->run();
+        auto stop = std::chrono::steady_clock::now();
+        c.times_ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
+      });
+    }
+  }
+}
+
+data::Measurement summarize(const std::string& op, const Workload& w, const Candidate& c) {
+  if (!c.failure.empty()) return invalid_row(op, w.problem(), c.kernel, c.failure);
+  data::Measurement m;
+  m.op = op, m.problem = w.problem(), m.kernel = c.kernel, m.valid = true;
+  TimeStats t = compute_stats(c.times_ms);
+  m.median_ms = t.median, m.min_ms = t.min, m.mean_ms = t.mean, m.stddev_ms = t.stddev;
+  m.ci_low_ms = t.ci_low, m.ci_high_ms = t.ci_high;
+  double seconds = t.median * 1e-3;
+  m.tflops = seconds > 0 ? w.flops() / seconds / 1e12 : 0;
+  m.bandwidth_gb_s = seconds > 0 ? w.bytes() / seconds / 1e9 : 0;
+  m.repeats_ms = c.times_ms;
+  m.verified = c.verified;
+  return m;
+}
+
+volatile std::sig_atomic_t g_stop_requested = 0;
+extern "C" void request_stop(int) {
+  g_stop_requested = 1;
+}
+
+// Stops the sweep cleanly between problems on the first SIGINT/SIGTERM; a second one
+// terminates as usual (SA_RESETHAND).
+class StopOnSignal {
+ public:
+  StopOnSignal() {
+    g_stop_requested = 0;
+    struct sigaction action {};
+    action.sa_handler = request_stop;
+    action.sa_flags = SA_RESETHAND;
+    sigaction(SIGINT, &action, &old_int_);
+    sigaction(SIGTERM, &action, &old_term_);
+  }
+  ~StopOnSignal() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  bool requested() const { return g_stop_requested != 0; }
+
+ private:
+  struct sigaction old_int_ {
+  }, old_term_{};
+};
+
+// The problem's fields that are also kernel fields (for GEMM: dtype, layout) select the
+// candidate kernels.
+class CandidateFinder {
+ public:
+  CandidateFinder(const Operation& op, const std::string& rules) : op_(op), rules_(rules) {
+    auto all = op.kernel_names(rules, KeyValues());
+    if (!all.empty()) kernel_fields_ = op.kernel_fields(all.front());
+  }
+  const std::vector<std::string>& kernels_for(const std::string& problem) {
+    KeyValues filter;
+    const KeyValues fields = KeyValues::parse(problem);
+    for (const auto& [key, value] : fields.items())
+      if (kernel_fields_.contains(key) && key != "name") filter.set(key, value);
+    auto key = filter.to_string();
+    auto it = cache_.find(key);
+    if (it == cache_.end()) it = cache_.emplace(key, op_.kernel_names(rules_, filter)).first;
+    return it->second;
+  }
+
+ private:
+  const Operation& op_;
+  std::string rules_;
+  nlohmann::json kernel_fields_ = nlohmann::json::object();
+  std::map<std::string, std::vector<std::string>> cache_;
+};
+
+bool is_busy(double load1, double other_cpu, int threads) {
+  return load1 > 1.25 * threads + 0.5 || other_cpu > 0.5;
+}
+
+}  // namespace
+
+std::string SweepSettings::key(const std::string& op, const HardwareProfile& hardware) const {
+  return "op=" + op + ";hw=" + hardware.summary() + ";threads=" + std::to_string(threads) +
+         ";warmup=" + std::to_string(warmup) + ";repeat=" + std::to_string(repeat) +
+         ";cold=" + (cold ? "1" : "0") + ";seed=" + std::to_string(seed);
+}
+
+nlohmann::json SweepSettings::to_json() const {
+  return {{"rules", rules}, {"warmup", warmup}, {"repeat", repeat},           {"threads", threads},
+          {"cold", cold},   {"verify", verify}, {"shard", shard.to_string()}, {"seed", seed}};
+}
+
+void SweepSettings::validate() const {
+  if (warmup < 0 || warmup > 1000) throw InputError("", 0, "warmup", "must be in 0..1000");
+  if (repeat < 1 || repeat > 100000) throw InputError("", 0, "repeat", "must be in 1..100000");
+  if (threads < 1 || threads > 4096) throw InputError("", 0, "threads", "must be in 1..4096");
+}
+
+nlohmann::json SweepSummary::to_json() const {
+  return {{"run_id", run_id},
+          {"problems", problems},
+          {"problems_in_shard", problems_in_shard},
+          {"problems_without_kernels", problems_without_kernels},
+          {"pairs", pairs},
+          {"written", written},
+          {"skipped", skipped},
+          {"invalid", invalid},
+          {"elapsed_s", elapsed_s},
+          {"measurements_per_s", measurements_per_s},
+          {"max_load1", max_load1},
+          {"busy", busy},
+          {"interrupted", interrupted}};
+}
+
+std::vector<data::Measurement> measure_problem(const Operation& op, const std::string& problem,
+                                               const std::vector<std::string>& kernels,
+                                               const SweepSettings& s) {
+  const std::string op_name(op.name());
+  std::vector<data::Measurement> rows;
+  std::vector<Candidate> candidates;
+  for (const std::string& kernel : kernels) {
+    std::string why;
+    try {
+      why = op.unsupported_reason(kernel, problem);
+    } catch (const std::exception& e) {
+      why = std::string("kernel failed: ") + e.what();
+    }
+    if (why.empty())
+      candidates.push_back(Candidate{kernel, nullptr, {}, "", false});
+    else
+      rows.push_back(invalid_row(op_name, problem, kernel, why));
+  }
+  if (candidates.empty()) return rows;
+  std::unique_ptr<Workload> workload;
+  try {
+    workload = op.make_workload(problem, s.seed);
+  } catch (const std::exception& e) {
+    for (const Candidate& c : candidates)
+      rows.push_back(
+          invalid_row(op_name, problem, c.kernel, std::string("no workload: ") + e.what()));
+    return rows;
+  }
+  for (Candidate& c : candidates)
+    guarded(c, [&] { c.bound = op.bind(c.kernel, *workload, s.threads); });
+  warm_up_and_verify(candidates, s);
+  timed_rounds(candidates, s);
+  for (const Candidate& c : candidates) rows.push_back(summarize(op_name, *workload, c));
+  return rows;
+}
+
+SweepSummary run_sweep(const Operation& op, const std::vector<std::string>& problems,
+                       data::Store& store, const SweepSettings& s, std::ostream& log) {
+  s.validate();
+  const std::string op_name(op.name());
+  const HardwareProfile& hardware = host_hardware();
+  const std::string key = s.key(op_name, hardware);
+  SweepSummary summary;
+  summary.problems = long(problems.size());
+
+  CandidateFinder finder(op, s.rules);
+  std::vector<std::string> mine;
+  for (const std::string& p : problems) {
+    if (!s.shard.contains(p)) continue;
+    mine.push_back(p);
+    summary.pairs += long(finder.kernels_for(p).size());
+    if (finder.kernels_for(p).empty()) summary.problems_without_kernels += 1;
+  }
+  summary.problems_in_shard = long(mine.size());
+  if (summary.problems_without_kernels)
+    log << "kselect bench: warning: " << summary.problems_without_kernels
+        << " problem(s) have no kernel of set '" << s.rules << "' with their fields\n";
+
+  auto done = store.completed_pairs(op_name, key);
+  summary.max_load1 = load_average_1min();
+  summary.run_id = store.begin_run(op_name, hardware, s.to_json(), key, summary.max_load1);
+  auto kernel_config = [&](const std::string& kernel) { return op.kernel_fields(kernel); };
+
+  StopOnSignal stop;
+  OtherCpuMeter meter;
+  Progress progress("bench", summary.pairs, log, s.progress);
+  auto start = std::chrono::steady_clock::now();
+  long finished_pairs = 0;
+  bool warned = false;
+  for (const std::string& problem : mine) {
+    if (stop.requested()) {
+      summary.interrupted = true;
+      break;
+    }
+    progress.update(finished_pairs, problem);
+    const auto& kernels = finder.kernels_for(problem);
+    std::vector<std::string> pending;
+    for (const auto& k : kernels)
+      if (!done.count({problem, k})) pending.push_back(k);
+    summary.skipped += long(kernels.size() - pending.size());
+    finished_pairs += long(kernels.size() - pending.size());
+    if (pending.empty()) continue;
+
+    auto rows = measure_problem(op, problem, pending, s);
+    double load1 = load_average_1min(), other = meter.lap();
+    for (auto& row : rows) row.load1 = load1, row.other_cpu = other, row.run_id = summary.run_id;
+    summary.written +=
+        store.write_problem(summary.run_id, key, op_name, problem, rows, kernel_config);
+    summary.invalid +=
+        long(std::count_if(rows.begin(), rows.end(), [](auto& r) { return !r.valid; }));
+    finished_pairs += long(pending.size());
+    summary.max_load1 = std::max(summary.max_load1, load1);
+    if (is_busy(load1, other, s.threads)) {
+      summary.busy = true;
+      if (!warned)
+        log << "\nkselect bench: warning: the machine is busy (1-min load " << load1 << " for "
+            << s.threads << " thread(s), other processes used " << other
+            << " CPUs): timings may be noisy; the run is flagged busy\n";
+      warned = true;
+    }
+  }
+  progress.update(finished_pairs, "");
+  progress.finish();
+  summary.elapsed_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  summary.measurements_per_s =
+      summary.elapsed_s > 0 ? double(summary.written) / summary.elapsed_s : 0;
+  store.finish_run(summary.run_id, load_average_1min(), summary.busy,
+                   summary.interrupted ? "interrupted" : "finished");
+  return summary;
+}
+
+}  // namespace kselect::bench

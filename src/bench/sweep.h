@@ -1,0 +1,68 @@
+#pragma once
+// The sweep runner: measures every kernel of a rule set on every problem of a shape list and
+// stores the results. Written once against kselect::Operation, for every operation.
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/shard.h"
+#include "data/measurement.h"
+
+namespace kselect {
+class Operation;
+struct HardwareProfile;
+namespace data {
+class Store;
+}
+}  // namespace kselect
+
+namespace kselect::bench {
+
+struct SweepSettings {
+  std::string rules = "tiny";  // rule set naming the candidate kernels
+  int warmup = 3;              // untimed runs of each kernel before timing
+  int repeat = 10;             // timed rounds; each round runs every candidate once
+  int threads = 1;
+  bool cold = false;    // evict the caches before every timed run
+  bool verify = false;  // check each kernel's output once; wrong results are stored invalid
+  Shard shard;
+  unsigned seed = 1;     // input data
+  bool progress = true;  // progress line on the log stream
+
+  // What makes two measurements of a pair comparable: a resumed sweep skips pairs stored
+  // under the same key. Rules, shard and verify do not change a timing, so they are not in it.
+  std::string key(const std::string& op, const HardwareProfile& hardware) const;
+  nlohmann::json to_json() const;
+  void validate() const;  // throws InputError for out-of-range values
+};
+
+struct SweepSummary {
+  long run_id = 0;
+  long problems = 0;  // in the shape list
+  long problems_in_shard = 0;
+  long pairs = 0;                              // (problem, kernel) pairs in this shard
+  long written = 0, skipped = 0, invalid = 0;  // skipped: already in the store
+  long problems_without_kernels = 0;
+  double elapsed_s = 0;
+  double measurements_per_s = 0;  // written / elapsed
+  double max_load1 = 0;
+  bool busy = false;
+  bool interrupted = false;  // stopped by SIGINT/SIGTERM; completed problems are kept
+  nlohmann::json to_json() const;
+};
+
+// Runs the sweep and writes every result to `store`, one transaction per problem; progress
+// and warnings go to `log`.
+SweepSummary run_sweep(const Operation& op, const std::vector<std::string>& problems,
+                       data::Store& store, const SweepSettings& settings, std::ostream& log);
+
+// Measures `kernels` on one problem with interleaved rounds (see docs/database.md); exposed
+// for tests and the stability check. Unsupported, failing or wrong kernels come back invalid
+// with the reason.
+std::vector<data::Measurement> measure_problem(const Operation& op, const std::string& problem,
+                                               const std::vector<std::string>& kernels,
+                                               const SweepSettings& settings);
+
+}  // namespace kselect::bench

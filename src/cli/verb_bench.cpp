@@ -1,0 +1,124 @@
+// kselect bench: measured sweeps into a database, and the run-to-run stability check
+// (docs/cli.md).
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "bench/stability.h"
+#include "bench/sweep.h"
+#include "cli/verb.h"
+#include "core/error.h"
+#include "core/hardware.h"
+#include "data/shape_csv.h"
+#include "data/store.h"
+#include "ops/gemm/shapes.h"
+#include "ops/operation.h"
+
+namespace kselect::cli {
+namespace {
+
+struct Args {
+  std::string op = "gemm", shapes, db, shard = "0/1";
+  bench::SweepSettings settings;
+  bool json = false, no_progress = false, stability = false;
+  int processes = 3;
+  double tie_band = 0.02;
+};
+
+void print_summary(const bench::SweepSummary& s, const std::string& db) {
+  std::cout << "kselect bench: " << s.written << " measurements written to " << db << " ("
+            << s.invalid << " invalid), " << s.skipped << " skipped as already done; "
+            << s.problems_in_shard << " of " << s.problems << " problems in this shard, " << s.pairs
+            << " pairs; " << s.elapsed_s << " s, " << s.measurements_per_s << " measurements/s"
+            << (s.busy ? "; machine was BUSY" : "") << (s.interrupted ? "; INTERRUPTED" : "")
+            << "\n";
+}
+
+int run_sweep(Args& a) {
+  if (a.shapes.empty()) throw InputError("", 0, "shapes", "--shapes <csv> is required");
+  if (a.db.empty()) throw InputError("", 0, "db", "--db <file.sqlite> is required");
+  const Operation& op = find_operation(a.op);
+  a.settings.shard = bench::parse_shard(a.shard);
+  a.settings.progress = !a.no_progress;
+  a.settings.validate();
+  auto problems = data::read_shape_csv(op, a.shapes);
+  data::Store store(a.db);
+  auto summary = bench::run_sweep(op, problems, store, a.settings, std::cerr);
+  if (a.json)
+    std::cout << summary.to_json().dump(2) << "\n";
+  else
+    print_summary(summary, a.db);
+  return summary.interrupted ? kExitFailure : kExitOk;
+}
+
+// Without --shapes, a few small wide-coverage GEMM shapes.
+std::string default_stability_shapes(const Operation& op, const std::string& dir) {
+  if (op.name() != "gemm") throw InputError("", 0, "shapes", "--shapes is required for this op");
+  gemm::ShapeOptions options;
+  options.count = 6, options.max_gflop = 0.2;
+  std::vector<std::string> problems;
+  for (const auto& p : gemm::generate_shapes(options)) problems.push_back(p.to_string());
+  std::string path = dir + "/shapes.csv";
+  data::write_shape_csv(op, problems, path);
+  return path;
+}
+
+int run_stability(Args& a) {
+  const Operation& op = find_operation(a.op);
+  char dir_template[] = "/tmp/kselect-stability-XXXXXX";
+  if (!mkdtemp(dir_template)) throw StorageError("cannot create a temporary directory in /tmp");
+  std::string dir = dir_template;
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } cleanup{dir};
+  bench::StabilityOptions o;
+  o.op = a.op, o.rules = a.settings.rules, o.work_dir = dir, o.processes = a.processes;
+  o.warmup = a.settings.warmup, o.repeat = a.settings.repeat, o.threads = a.settings.threads;
+  o.tie_band = a.tie_band;
+  o.shapes_csv = a.shapes.empty() ? default_stability_shapes(op, dir)
+                                  : std::filesystem::absolute(a.shapes).string();
+  data::read_shape_csv(op, o.shapes_csv);  // report bad input before spawning anything
+  auto report = bench::run_stability(o, std::cerr);
+  if (a.json)
+    std::cout << report.to_json().dump(2) << "\n";
+  else
+    report.print_table(std::cout);
+  return kExitOk;
+}
+
+RegisterVerb reg("bench", [](CLI::App& app) -> std::function<int()> {
+  auto a = std::make_shared<Args>();
+  a->settings.threads = host_hardware().logical_cpus;
+  auto* cmd = app.add_subcommand("bench", "Measure every kernel of a rule set on a shape list");
+  cmd->add_option("--op", a->op, "Operation")->capture_default_str();
+  cmd->add_option("--rules", a->settings.rules, "Rule set naming the candidate kernels")
+      ->capture_default_str();
+  cmd->add_option("--shapes", a->shapes, "Shape CSV (kselect shapes)");
+  cmd->add_option("--db", a->db, "Measurement database (created if missing)");
+  cmd->add_option("--warmup", a->settings.warmup, "Untimed runs per kernel")->capture_default_str();
+  cmd->add_option("--repeat", a->settings.repeat, "Timed rounds")->capture_default_str();
+  cmd->add_option("--threads", a->settings.threads, "Threads per kernel run")
+      ->capture_default_str();
+  cmd->add_option("--shard", a->shard, "Take shard i of N (by hash of the problem): i/N")
+      ->capture_default_str();
+  cmd->add_option("--seed", a->settings.seed, "Seed of the input data")->capture_default_str();
+  cmd->add_flag("--cold", a->settings.cold, "Evict the caches before every timed run");
+  cmd->add_flag("--verify", a->settings.verify, "Check each kernel's result once");
+  cmd->add_flag("--json", a->json, "Summary as JSON on stdout");
+  cmd->add_flag("--no-progress", a->no_progress, "No progress line on stderr");
+  cmd->add_flag("--stability", a->stability,
+                "Re-measure shapes in fresh processes and report the winner flip rate");
+  cmd->add_option("--processes", a->processes, "Processes for --stability")->capture_default_str();
+  cmd->add_option("--tie-band", a->tie_band, "Relative band within which winners tie (--stability)")
+      ->capture_default_str();
+  return [a] { return a->stability ? run_stability(*a) : run_sweep(*a); };
+});
+
+}  // namespace
+}  // namespace kselect::cli

@@ -1,0 +1,131 @@
+#include "data/shape_csv.h"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/key_values.h"
+#include "ops/operation.h"
+
+namespace kselect::data {
+
+namespace {
+
+std::string trim(const std::string& s) {
+  size_t begin = s.find_first_not_of(" \t\r");
+  if (begin == std::string::npos) return "";
+  size_t end = s.find_last_not_of(" \t\r");
+  return s.substr(begin, end - begin + 1);
+}
+
+std::vector<std::string> split_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  std::stringstream in(line);
+  std::string cell;
+  while (std::getline(in, cell, ',')) cells.push_back(trim(cell));
+  if (!line.empty() && line.back() == ',') cells.emplace_back();
+  return cells;
+}
+
+// Only printable ASCII is echoed back in messages, so garbage input gives readable errors.
+std::string printable(const std::string& text) {
+  std::string out;
+  for (char c : text.substr(0, 40)) out += (c >= 32 && c < 127) ? c : '?';
+  return text.size() > 40 ? out + "..." : out;
+}
+
+std::vector<std::string> parse_header(const Operation& op, const std::string& line,
+                                      const std::string& where) {
+  auto known = op.problem_columns();
+  auto columns = split_cells(line);
+  std::set<std::string> seen;
+  for (const auto& column : columns) {
+    if (std::find(known.begin(), known.end(), column) == known.end()) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw InputError(
+          where, 0, printable(column),
+          "unknown column for op " + std::string(op.name()) + " (expected " + list + ")");
+    }
+    if (!seen.insert(column).second) throw InputError(where, 0, column, "column given twice");
+  }
+  return columns;
+}
+
+std::string parse_row(const Operation& op, const std::vector<std::string>& columns,
+                      const std::string& line, const std::string& where) {
+  auto cells = split_cells(line);
+  if (cells.size() < columns.size())
+    throw InputError(where, 0, columns[cells.size()],
+                     "missing: the row has " + std::to_string(cells.size()) +
+                         " cells, the header " + std::to_string(columns.size()));
+  if (cells.size() > columns.size())
+    throw InputError(where, 0, "",
+                     "the row has " + std::to_string(cells.size()) + " cells, the header only " +
+                         std::to_string(columns.size()));
+  KeyValues kv;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (cells[i].empty()) continue;  // the field's default
+    if (cells[i].find_first_of("=,") != std::string::npos)
+      throw InputError(where, 0, columns[i],
+                       "unexpected character in '" + printable(cells[i]) + "'");
+    kv.set(columns[i], cells[i]);
+  }
+  return op.canonical_problem(kv.to_string(), where);
+}
+
+}  // namespace
+
+std::vector<std::string> parse_shape_csv(const Operation& op, const std::string& text,
+                                         const std::string& source) {
+  std::vector<std::string> problems, columns;
+  std::set<std::string> seen;
+  std::istringstream in(text);
+  std::string line;
+  for (long number = 1; std::getline(in, line); ++number) {
+    std::string content = trim(line);
+    if (content.empty() || content[0] == '#') continue;
+    std::string where = source + ":" + std::to_string(number);
+    if (columns.empty()) {
+      columns = parse_header(op, content, where);
+      continue;
+    }
+    std::string problem = parse_row(op, columns, content, where);
+    if (seen.insert(problem).second) problems.push_back(problem);
+  }
+  if (columns.empty()) throw InputError(source, 0, "", "no header line (expected problem columns)");
+  return problems;
+}
+
+std::vector<std::string> read_shape_csv(const Operation& op, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "", "cannot open shape file");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_shape_csv(op, text.str(), path);
+}
+
+std::string format_shape_csv(const Operation& op, const std::vector<std::string>& problems) {
+  auto columns = op.problem_columns();
+  std::string out;
+  for (size_t i = 0; i < columns.size(); ++i) out += (i ? "," : "") + columns[i];
+  out += "\n";
+  for (const auto& problem : problems) {
+    KeyValues kv = KeyValues::parse(problem);
+    for (size_t i = 0; i < columns.size(); ++i)
+      out += (i ? "," : "") + kv.get(columns[i]).value_or("");
+    out += "\n";
+  }
+  return out;
+}
+
+void write_shape_csv(const Operation& op, const std::vector<std::string>& problems,
+                     const std::string& path) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << format_shape_csv(op, problems);
+  if (!out.flush()) throw StorageError(path + ": cannot write shape file");
+}
+
+}  // namespace kselect::data

@@ -1,0 +1,413 @@
+#include "data/store.h"
+
+#include <sys/stat.h>
+
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "core/error.h"
+#include "core/key_values.h"
+#include "data/sqlite.h"
+
+#include <sqlite3.h>
+
+namespace kselect::data {
+
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY,
+  uuid TEXT NOT NULL UNIQUE,
+  op TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  kselect_version TEXT NOT NULL,
+  hardware TEXT NOT NULL,
+  settings TEXT NOT NULL,
+  settings_key TEXT NOT NULL,
+  load_start REAL,
+  load_end REAL,
+  busy INTEGER NOT NULL DEFAULT 0,
+  status TEXT NOT NULL DEFAULT 'running'
+);
+CREATE TABLE problems (
+  id INTEGER PRIMARY KEY,
+  op TEXT NOT NULL,
+  canonical TEXT NOT NULL,
+  fields TEXT NOT NULL,
+  UNIQUE (op, canonical)
+);
+CREATE TABLE kernels (
+  id INTEGER PRIMARY KEY,
+  op TEXT NOT NULL,
+  name TEXT NOT NULL,
+  config TEXT NOT NULL,
+  UNIQUE (op, name)
+);
+CREATE TABLE measurements (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  problem_id INTEGER NOT NULL REFERENCES problems(id),
+  kernel_id INTEGER NOT NULL REFERENCES kernels(id),
+  settings_key TEXT NOT NULL,
+  valid INTEGER NOT NULL,
+  reason TEXT NOT NULL DEFAULT '',
+  median_ms REAL, min_ms REAL, mean_ms REAL, stddev_ms REAL,
+  ci_low_ms REAL, ci_high_ms REAL,
+  tflops REAL, bandwidth_gb_s REAL,
+  repeats TEXT NOT NULL DEFAULT '[]',
+  verified INTEGER NOT NULL DEFAULT 0,
+  load1 REAL, other_cpu REAL,
+  measured_at TEXT NOT NULL,
+  UNIQUE (problem_id, kernel_id, settings_key)
+);
+CREATE INDEX measurements_run ON measurements(run_id);
+CREATE INDEX measurements_kernel ON measurements(kernel_id);
+)sql";
+
+std::string utc_now() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+std::string random_uuid() {
+  std::random_device device;
+  std::mt19937_64 rng((std::uint64_t(device()) << 32) ^ device() ^
+                      std::uint64_t(std::time(nullptr)));
+  char text[33];
+  std::snprintf(text, sizeof text, "%016llx%016llx", (unsigned long long)rng(),
+                (unsigned long long)rng());
+  return text;
+}
+
+// Refuses anything but an empty file or a SQLite file before SQLite touches it, so a
+// mistyped path (a CSV, a model) is never modified.
+void check_file(const std::string& path, bool read_only) {
+  std::error_code ec;
+  auto status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status)) {
+    if (read_only) throw StorageError(path + ": no such database file");
+    return;
+  }
+  if (!std::filesystem::is_regular_file(status)) throw StorageError(path + ": not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw StorageError(path + ": cannot read the file");
+  std::array<char, 16> header{};
+  in.read(header.data(), header.size());
+  if (in.gcount() == 0) {
+    if (read_only) throw StorageError(path + ": empty file, not a kselect database");
+    return;
+  }
+  if (in.gcount() < 16 || std::memcmp(header.data(), "SQLite format 3\0", 16) != 0)
+    throw StorageError(path + ": not a SQLite database (bad file header); left unchanged");
+}
+
+nlohmann::json parse_json_column(const std::string& text) {
+  return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+}
+
+}  // namespace
+
+nlohmann::json problem_fields_json(const std::string& canonical) {
+  nlohmann::json fields = nlohmann::json::object();
+  const KeyValues kv = KeyValues::parse(canonical);
+  for (const auto& [key, value] : kv.items()) {
+    if (auto number = parse_int(value))
+      fields[key] = *number;
+    else
+      fields[key] = value;
+  }
+  return fields;
+}
+
+Store::Store(const std::string& path, StoreOptions options) {
+  check_file(path, options.read_only);
+  db_ = std::make_unique<Database>(path, options.read_only, true, options.busy_timeout_ms);
+  check_or_create_schema(options.read_only);
+  db_->exec("PRAGMA foreign_keys = ON");
+}
+
+Store::~Store() = default;
+
+const std::string& Store::path() const {
+  return db_->path();
+}
+
+namespace {
+int user_version(Database& db) {
+  Statement version(db, "PRAGMA user_version");
+  version.step();
+  return int(version.column_int(0));
+}
+long table_count(Database& db) {
+  Statement tables(db, "SELECT COUNT(*) FROM sqlite_master");
+  tables.step();
+  return long(tables.column_int(0));
+}
+}  // namespace
+
+void Store::check_or_create_schema(bool read_only) {
+  if (user_version(*db_) == 0 && table_count(*db_) == 0) {
+    if (read_only) throw StorageError(path() + ": empty database, not a kselect store");
+    // WAL lets readers (db info, training) work while a sweep writes.
+    db_->exec("PRAGMA journal_mode = WAL");
+    Transaction txn(*db_);
+    // Another process (a second shard) may have created it meanwhile.
+    if (user_version(*db_) == 0 && table_count(*db_) == 0) create_schema();
+    txn.commit();
+  }
+  int version = user_version(*db_);
+  if (version != kSchemaVersion)
+    throw StorageError(path() + ": schema version " + std::to_string(version) +
+                       ", but this kselect reads version " + std::to_string(kSchemaVersion) +
+                       (version == 0 ? " (not a kselect measurement database)" : ""));
+  Statement format(*db_, "SELECT value FROM meta WHERE key = 'format'");
+  if (!format.step() || format.column_text(0) != kFormat)
+    throw StorageError(path() + ": not a kselect measurement database (meta.format)");
+}
+
+void Store::create_schema() {
+  db_->exec(kSchema);
+  Statement meta(*db_, "INSERT INTO meta(key, value) VALUES (?, ?)");
+  meta.bind(1, "format").bind(2, kFormat).run();
+  meta.bind(1, "schema_version").bind(2, std::to_string(kSchemaVersion)).run();
+  meta.bind(1, "created_at").bind(2, utc_now()).run();
+  meta.bind(1, "created_by").bind(2, "kselect " KSELECT_VERSION).run();
+  db_->exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
+}
+
+long Store::begin_run(const std::string& op, const nlohmann::json& hardware,
+                      const nlohmann::json& settings, const std::string& settings_key,
+                      double load_start) {
+  Statement insert(*db_,
+                   "INSERT INTO runs(uuid, op, started_at, kselect_version, hardware, settings, "
+                   "settings_key, load_start) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  insert.bind(1, random_uuid()).bind(2, op).bind(3, utc_now()).bind(4, KSELECT_VERSION);
+  insert.bind(5, hardware.dump()).bind(6, settings.dump()).bind(7, settings_key);
+  insert.bind(8, load_start).run();
+  return long(db_->last_insert_id());
+}
+
+void Store::finish_run(long run_id, double load_end, bool busy, const std::string& status) {
+  Statement update(*db_,
+                   "UPDATE runs SET finished_at = ?, load_end = ?, busy = ?, status = ? "
+                   "WHERE id = ?");
+  update.bind(1, utc_now()).bind(2, load_end).bind(3, int(busy)).bind(4, status).bind(5, run_id);
+  update.run();
+}
+
+std::set<std::pair<std::string, std::string>> Store::completed_pairs(
+    const std::string& op, const std::string& settings_key) const {
+  Statement query(*db_,
+                  "SELECT p.canonical, k.name FROM measurements m "
+                  "JOIN problems p ON p.id = m.problem_id JOIN kernels k ON k.id = m.kernel_id "
+                  "WHERE p.op = ? AND m.settings_key = ?");
+  query.bind(1, op).bind(2, settings_key);
+  std::set<std::pair<std::string, std::string>> done;
+  while (query.step()) done.emplace(query.column_text(0), query.column_text(1));
+  return done;
+}
+
+long Store::problem_id(const std::string& op, const std::string& problem) {
+  Statement insert(*db_,
+                   "INSERT INTO problems(op, canonical, fields) VALUES (?, ?, ?) "
+                   "ON CONFLICT(op, canonical) DO NOTHING");
+  insert.bind(1, op).bind(2, problem).bind(3, problem_fields_json(problem).dump()).run();
+  Statement select(*db_, "SELECT id FROM problems WHERE op = ? AND canonical = ?");
+  select.bind(1, op).bind(2, problem);
+  select.step();
+  return long(select.column_int(0));
+}
+
+long Store::kernel_id(const std::string& op, const std::string& kernel,
+                      const KernelConfigFn& config) {
+  Statement select(*db_, "SELECT id FROM kernels WHERE op = ? AND name = ?");
+  select.bind(1, op).bind(2, kernel);
+  if (select.step()) return long(select.column_int(0));
+  Statement insert(*db_, "INSERT INTO kernels(op, name, config) VALUES (?, ?, ?)");
+  nlohmann::json fields = config ? config(kernel) : nlohmann::json::object();
+  insert.bind(1, op).bind(2, kernel).bind(3, fields.dump()).run();
+  return long(db_->last_insert_id());
+}
+
+long Store::write_problem(long run_id, const std::string& settings_key, const std::string& op,
+                          const std::string& problem, const std::vector<Measurement>& rows,
+                          const KernelConfigFn& kernel_config) {
+  Transaction txn(*db_);
+  long pid = problem_id(op, problem);
+  Statement insert(*db_,
+                   "INSERT INTO measurements(run_id, problem_id, kernel_id, settings_key, valid, "
+                   "reason, median_ms, min_ms, mean_ms, stddev_ms, ci_low_ms, ci_high_ms, tflops, "
+                   "bandwidth_gb_s, repeats, verified, load1, other_cpu, measured_at) VALUES "
+                   "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                   "ON CONFLICT(problem_id, kernel_id, settings_key) DO NOTHING");
+  long added = 0;
+  const std::string now = utc_now();
+  for (const Measurement& m : rows) {
+    long kid = kernel_id(op, m.kernel, kernel_config);
+    insert.bind(1, run_id).bind(2, pid).bind(3, kid).bind(4, settings_key);
+    insert.bind(5, int(m.valid)).bind(6, m.reason).bind(7, m.median_ms).bind(8, m.min_ms);
+    insert.bind(9, m.mean_ms).bind(10, m.stddev_ms).bind(11, m.ci_low_ms).bind(12, m.ci_high_ms);
+    insert.bind(13, m.tflops).bind(14, m.bandwidth_gb_s);
+    insert.bind(15, nlohmann::json(m.repeats_ms).dump()).bind(16, int(m.verified));
+    insert.bind(17, m.load1).bind(18, m.other_cpu).bind(19, now);
+    insert.run();
+    added += db_->changes();
+  }
+  txn.commit();
+  return added;
+}
+
+std::vector<Measurement> Store::read_measurements(const MeasurementFilter& filter) const {
+  std::string sql =
+      "SELECT p.op, p.canonical, k.name, m.valid, m.reason, m.median_ms, m.min_ms, m.mean_ms, "
+      "m.stddev_ms, m.ci_low_ms, m.ci_high_ms, m.tflops, m.bandwidth_gb_s, m.run_id, "
+      "m.verified, m.load1, m.other_cpu, m.repeats FROM measurements m "
+      "JOIN problems p ON p.id = m.problem_id JOIN kernels k ON k.id = m.kernel_id WHERE 1";
+  if (!filter.op.empty()) sql += " AND p.op = :op";
+  if (!filter.dtype.empty()) sql += " AND json_extract(p.fields, '$.dtype') = :dtype";
+  if (filter.run_id) sql += " AND m.run_id = :run";
+  if (filter.valid_only) sql += " AND m.valid = 1";
+  sql += " ORDER BY m.id";
+  Statement query(*db_, sql);
+  int index = 1;
+  if (!filter.op.empty()) query.bind(index++, filter.op);
+  if (!filter.dtype.empty()) query.bind(index++, filter.dtype);
+  if (filter.run_id) query.bind(index++, filter.run_id);
+  std::vector<Measurement> out;
+  while (query.step()) {
+    Measurement m;
+    m.op = query.column_text(0);
+    m.problem = query.column_text(1);
+    m.kernel = query.column_text(2);
+    m.valid = query.column_int(3) != 0;
+    m.reason = query.column_text(4);
+    m.median_ms = query.column_double(5);
+    m.min_ms = query.column_double(6);
+    m.mean_ms = query.column_double(7);
+    m.stddev_ms = query.column_double(8);
+    m.ci_low_ms = query.column_double(9);
+    m.ci_high_ms = query.column_double(10);
+    m.tflops = query.column_double(11);
+    m.bandwidth_gb_s = query.column_double(12);
+    m.run_id = long(query.column_int(13));
+    m.verified = query.column_int(14) != 0;
+    m.load1 = query.column_double(15);
+    m.other_cpu = query.column_double(16);
+    if (filter.with_repeats) {
+      nlohmann::json repeats = parse_json_column(query.column_text(17));
+      if (repeats.is_array())
+        for (const auto& r : repeats)
+          if (r.is_number()) m.repeats_ms.push_back(r.get<double>());
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+StoreInfo Store::info() const {
+  StoreInfo info;
+  info.path = path();
+  info.schema_version = kSchemaVersion;
+  auto count = [&](const std::string& sql) {
+    Statement query(*db_, sql);
+    query.step();
+    return long(query.column_int(0));
+  };
+  info.problems = count("SELECT COUNT(*) FROM problems");
+  info.kernels = count("SELECT COUNT(*) FROM kernels");
+  info.measurements = count("SELECT COUNT(*) FROM measurements");
+  info.valid = count("SELECT COUNT(*) FROM measurements WHERE valid = 1");
+  info.invalid = info.measurements - info.valid;
+  Statement runs(*db_,
+                 "SELECT r.id, r.uuid, r.op, r.started_at, COALESCE(r.finished_at, ''), "
+                 "r.kselect_version, r.status, r.hardware, r.settings, r.settings_key, "
+                 "COALESCE(r.load_start, 0), COALESCE(r.load_end, 0), r.busy, "
+                 "(SELECT COUNT(*) FROM measurements m WHERE m.run_id = r.id) "
+                 "FROM runs r ORDER BY r.id");
+  while (runs.step()) {
+    RunInfo r;
+    r.id = long(runs.column_int(0));
+    r.uuid = runs.column_text(1);
+    r.op = runs.column_text(2);
+    r.started_at = runs.column_text(3);
+    r.finished_at = runs.column_text(4);
+    r.kselect_version = runs.column_text(5);
+    r.status = runs.column_text(6);
+    r.hardware = parse_json_column(runs.column_text(7));
+    r.settings = parse_json_column(runs.column_text(8));
+    r.settings_key = runs.column_text(9);
+    r.load_start = runs.column_double(10);
+    r.load_end = runs.column_double(11);
+    r.busy = runs.column_int(12) != 0;
+    r.measurements = long(runs.column_int(13));
+    info.runs.push_back(std::move(r));
+  }
+  return info;
+}
+
+MergeCounts Store::merge_from(const std::vector<std::string>& inputs) {
+  MergeCounts counts;
+  std::error_code ec;
+  for (const std::string& input : inputs) {
+    if (std::filesystem::equivalent(input, path(), ec))
+      throw InputError("", 0, "input", input + " is the output database itself");
+    { Store check(input, StoreOptions{.read_only = true}); }  // validates format and version
+    Statement attach(*db_, "ATTACH DATABASE ? AS src");
+    attach.bind(1, input).run();
+    struct Detach {  // also on errors, so the next input can attach as "src"
+      Database& db;
+      ~Detach() { sqlite3_exec(db.handle(), "DETACH DATABASE src", nullptr, nullptr, nullptr); }
+    } detach{*db_};
+    Transaction txn(*db_);
+    db_->exec(
+        "INSERT INTO runs(uuid, op, started_at, finished_at, kselect_version, hardware, settings, "
+        "settings_key, load_start, load_end, busy, status) SELECT uuid, op, started_at, "
+        "finished_at, kselect_version, hardware, settings, settings_key, load_start, load_end, "
+        "busy, status FROM src.runs WHERE true ON CONFLICT(uuid) DO NOTHING");
+    counts.runs_added += db_->changes();
+    db_->exec(
+        "INSERT INTO problems(op, canonical, fields) SELECT op, canonical, fields FROM "
+        "src.problems WHERE true ON CONFLICT(op, canonical) DO NOTHING");
+    db_->exec(
+        "INSERT INTO kernels(op, name, config) SELECT op, name, config FROM src.kernels "
+        "WHERE true ON CONFLICT(op, name) DO NOTHING");
+    Statement read(*db_, "SELECT COUNT(*) FROM src.measurements");
+    read.step();
+    long in_input = long(read.column_int(0));
+    read.reset();
+    db_->exec(
+        "INSERT INTO measurements(run_id, problem_id, kernel_id, settings_key, valid, reason, "
+        "median_ms, min_ms, mean_ms, stddev_ms, ci_low_ms, ci_high_ms, tflops, bandwidth_gb_s, "
+        "repeats, verified, load1, other_cpu, measured_at) "
+        "SELECT r.id, p.id, k.id, m.settings_key, m.valid, m.reason, m.median_ms, m.min_ms, "
+        "m.mean_ms, m.stddev_ms, m.ci_low_ms, m.ci_high_ms, m.tflops, m.bandwidth_gb_s, "
+        "m.repeats, m.verified, m.load1, m.other_cpu, m.measured_at FROM src.measurements m "
+        "JOIN src.runs sr ON sr.id = m.run_id JOIN main.runs r ON r.uuid = sr.uuid "
+        "JOIN src.problems sp ON sp.id = m.problem_id "
+        "JOIN main.problems p ON p.op = sp.op AND p.canonical = sp.canonical "
+        "JOIN src.kernels sk ON sk.id = m.kernel_id "
+        "JOIN main.kernels k ON k.op = sk.op AND k.name = sk.name WHERE true ORDER BY m.id "
+        "ON CONFLICT(problem_id, kernel_id, settings_key) DO NOTHING");
+    long added = db_->changes();
+    txn.commit();
+    counts.inputs += 1;
+    counts.measurements_read += in_input;
+    counts.measurements_added += added;
+    counts.duplicates += in_input - added;
+  }
+  return counts;
+}
+
+}  // namespace kselect::data

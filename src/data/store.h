@@ -1,0 +1,110 @@
+#pragma once
+// The measurement database: one SQLite file holding sweep runs, problems, kernels and
+// measurements (schema in docs/database.md). Safe for several processes at once (WAL mode,
+// busy timeout); every problem's results are written in one transaction, so a killed sweep
+// loses at most the problem it was measuring.
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "data/measurement.h"
+
+namespace kselect::data {
+
+class Database;
+
+struct StoreOptions {
+  bool read_only = false;      // never creates or writes; the file must exist
+  int busy_timeout_ms = 5000;  // how long to wait for another writer before failing
+};
+
+struct RunInfo {
+  long id = 0;
+  std::string uuid, op, started_at, finished_at, kselect_version, status;
+  nlohmann::json hardware, settings;
+  std::string settings_key;
+  double load_start = 0, load_end = 0;
+  bool busy = false;
+  long measurements = 0;
+};
+
+struct StoreInfo {
+  std::string path;
+  int schema_version = 0;
+  long problems = 0, kernels = 0, measurements = 0, valid = 0, invalid = 0;
+  std::vector<RunInfo> runs;
+};
+
+struct MeasurementFilter {
+  std::string op;     // "" = any
+  std::string dtype;  // "" = any; matches the problem's "dtype" field
+  long run_id = 0;    // 0 = any
+  bool valid_only = false;
+  bool with_repeats = false;  // fill Measurement::repeats_ms
+};
+
+struct MergeCounts {
+  long inputs = 0, runs_added = 0, measurements_read = 0, measurements_added = 0, duplicates = 0;
+};
+
+// Returns a kernel's configuration JSON; called once per kernel new to the store.
+using KernelConfigFn = std::function<nlohmann::json(const std::string& kernel)>;
+
+class Store {
+ public:
+  static constexpr int kSchemaVersion = 1;
+  static constexpr const char* kFormat = "kselect-measurements";
+
+  // Opens or creates the store. Throws StorageError (naming the path) for a file that is not
+  // SQLite, a database of another schema version or format, or one locked past the timeout;
+  // such files are left untouched.
+  explicit Store(const std::string& path, StoreOptions options = {});
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  const std::string& path() const;
+
+  // Records the start of a sweep; returns its run id.
+  long begin_run(const std::string& op, const nlohmann::json& hardware,
+                 const nlohmann::json& settings, const std::string& settings_key,
+                 double load_start);
+  void finish_run(long run_id, double load_end, bool busy, const std::string& status);
+
+  // (problem, kernel) pairs already stored for `op` under `settings_key`: a resumed sweep
+  // skips them.
+  std::set<std::pair<std::string, std::string>> completed_pairs(
+      const std::string& op, const std::string& settings_key) const;
+
+  // Writes all results of one problem atomically. Pairs already stored under the same
+  // settings key are kept as they are (not duplicated); returns how many rows were added.
+  long write_problem(long run_id, const std::string& settings_key, const std::string& op,
+                     const std::string& problem, const std::vector<Measurement>& rows,
+                     const KernelConfigFn& kernel_config);
+
+  std::vector<Measurement> read_measurements(const MeasurementFilter& filter = {}) const;
+  StoreInfo info() const;
+
+  // Adds every run, problem, kernel and measurement of the stores at `inputs`; measurements
+  // whose (problem, kernel, settings key) is already present and runs already present (same
+  // uuid) are skipped, so merging is idempotent.
+  MergeCounts merge_from(const std::vector<std::string>& inputs);
+
+ private:
+  void check_or_create_schema(bool read_only);
+  void create_schema();
+  long problem_id(const std::string& op, const std::string& problem);
+  long kernel_id(const std::string& op, const std::string& kernel, const KernelConfigFn& config);
+
+  std::unique_ptr<Database> db_;
+};
+
+// Canonical problem text -> JSON object of its fields (integers where they parse as such).
+nlohmann::json problem_fields_json(const std::string& canonical);
+
+}  // namespace kselect::data

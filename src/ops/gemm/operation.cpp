@@ -1,0 +1,280 @@
+// The GEMM operation: glue between the op-generic pipeline (ops/operation.h) and the GEMM
+// problem, configuration, rule sets and CPU kernels.
+#include "ops/gemm/operation.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <new>
+
+#include "core/error.h"
+#include "ops/gemm/config.h"
+#include "ops/gemm/kernel.h"
+#include "ops/gemm/problem.h"
+#include "ops/gemm/rule_sets.h"
+
+namespace kselect::gemm {
+
+namespace {
+
+// Cache-line aligned, uninitialised storage (kernels assume nothing about alignment, but
+// aligned buffers keep timings free of split-line noise).
+class AlignedBuffer {
+ public:
+  explicit AlignedBuffer(size_t bytes) : data_(allocate(bytes)) {}
+  ~AlignedBuffer() { std::free(data_); }
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+  void* data() const { return data_; }
+
+ private:
+  static void* allocate(size_t bytes) {
+    void* p = std::aligned_alloc(64, (std::max<size_t>(bytes, 1) + 63) / 64 * 64);
+    if (!p) throw std::bad_alloc();
+    return p;
+  }
+  void* data_;
+};
+
+std::uint64_t mix(std::uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// Integers in [-2, 2]: exact in bf16, and every partial sum is exact in fp32 for any K a
+// host can hold, so a correct kernel reproduces the reference bit for bit.
+float operand_value(std::uint64_t seed, std::uint64_t index) {
+  return float(int(mix(seed * 0x9E3779B97F4A7C15ull + index) % 5) - 2);
+}
+
+std::uint16_t to_bf16_bits(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return std::uint16_t(bits >> 16);  // exact for the small integers used here
+}
+
+class GemmWorkload : public Workload {
+ public:
+  GemmWorkload(const GemmProblem& p, unsigned seed)
+      : problem_(p),
+        text_(p.to_string()),
+        a_values_(size_t(p.m * p.k)),
+        b_values_(size_t(p.k * p.n)),
+        a_(size_t(p.m * p.k) * size_t(bytes_per_element(p.dtype))),
+        b_(size_t(p.k * p.n) * size_t(bytes_per_element(p.dtype))),
+        c_(size_t(p.m * p.n) * sizeof(float)) {
+    fill(a_values_, a_.data(), 2ull * seed + 1);
+    fill(b_values_, b_.data(), 2ull * seed + 2);
+    std::memset(c_.data(), 0, size_t(p.m * p.n) * sizeof(float));
+  }
+
+  const std::string& problem() const override { return text_; }
+  double flops() const override { return problem_.flops(); }
+  double bytes() const override { return problem_.bytes(); }
+
+  const GemmProblem& gemm() const { return problem_; }
+  const void* a() const { return a_.data(); }
+  const void* b() const { return b_.data(); }
+  float* c() const { return static_cast<float*>(c_.data()); }
+
+  // Compares C with a double-precision reference on a fixed sample of entries (all entries of
+  // small problems); the reference is computed once per workload.
+  std::string check_output() {
+    if (reference_.empty()) build_reference();
+    const float* c = this->c();
+    for (const Entry& e : reference_) {
+      double got = c[e.row * problem_.n + e.col];
+      if (!(std::fabs(got - e.value) <= 1e-6 * e.magnitude + 1e-6))
+        return "wrong result: C[" + std::to_string(e.row) + "," + std::to_string(e.col) +
+               "] = " + std::to_string(got) + ", expected " + std::to_string(e.value);
+    }
+    return "";
+  }
+
+ private:
+  struct Entry {
+    std::int64_t row, col;
+    double value, magnitude;
+  };
+  static constexpr double kReferenceBudget = 1 << 26;  // multiply-adds per workload
+
+  void fill(std::vector<float>& values, void* storage, std::uint64_t seed) {
+    for (size_t i = 0; i < values.size(); ++i) values[i] = operand_value(seed, i);
+    if (problem_.dtype == DType::kFp32) {
+      std::memcpy(storage, values.data(), values.size() * sizeof(float));
+      return;
+    }
+    auto* bits = static_cast<std::uint16_t*>(storage);
+    for (size_t i = 0; i < values.size(); ++i) bits[i] = to_bf16_bits(values[i]);
+  }
+
+  double a_at(std::int64_t i, std::int64_t kk) const {
+    return a_row_major(problem_.layout) ? a_values_[size_t(i * problem_.k + kk)]
+                                        : a_values_[size_t(kk * problem_.m + i)];
+  }
+  double b_at(std::int64_t kk, std::int64_t j) const {
+    return b_row_major(problem_.layout) ? b_values_[size_t(kk * problem_.n + j)]
+                                        : b_values_[size_t(j * problem_.k + kk)];
+  }
+
+  Entry reference_entry(std::int64_t i, std::int64_t j) const {
+    Entry e{i, j, 0, 0};
+    for (std::int64_t kk = 0; kk < problem_.k; ++kk) {
+      double product = a_at(i, kk) * b_at(kk, j);
+      e.value += product;
+      e.magnitude += std::fabs(product);
+    }
+    return e;
+  }
+
+  void build_reference() {
+    const std::int64_t m = problem_.m, n = problem_.n;
+    double entries = double(m) * double(n);
+    if (entries * double(problem_.k) <= kReferenceBudget) {
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j) reference_.push_back(reference_entry(i, j));
+      return;
+    }
+    // Corners and the last row and column catch edge-tile bugs; the rest is pseudo-random.
+    for (auto [i, j] :
+         {std::pair{std::int64_t{0}, std::int64_t{0}}, {0, n - 1}, {m - 1, 0}, {m - 1, n - 1}})
+      reference_.push_back(reference_entry(i, j));
+    int samples = int(std::max(64.0, kReferenceBudget / double(problem_.k)));
+    for (int s = 0; s < samples; ++s) {
+      std::uint64_t r = mix(0xC0FFEEull + std::uint64_t(s));
+      std::int64_t i = s % 4 == 0 ? m - 1 : std::int64_t(r % std::uint64_t(m));
+      std::int64_t j = s % 4 == 1 ? n - 1 : std::int64_t((r >> 32) % std::uint64_t(n));
+      reference_.push_back(reference_entry(i, j));
+    }
+  }
+
+  GemmProblem problem_;
+  std::string text_;
+  std::vector<float> a_values_, b_values_;  // logical values in storage order
+  AlignedBuffer a_, b_, c_;
+  std::vector<Entry> reference_;
+};
+
+class GemmBoundKernel : public BoundKernel {
+ public:
+  GemmBoundKernel(const GemmKernel& kernel, GemmWorkload& workload, int threads)
+      : kernel_(kernel), workload_(workload), threads_(threads) {}
+  void run() override {
+    kernel_.run(workload_.gemm(), workload_.a(), workload_.b(), workload_.c(), threads_);
+  }
+  std::string verify() override { return workload_.check_output(); }
+
+ private:
+  const GemmKernel& kernel_;
+  GemmWorkload& workload_;
+  int threads_;
+};
+
+std::string field_text(const nlohmann::json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+  return value.dump();
+}
+
+std::string lower(std::string text) {
+  for (char& c : text) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+class GemmOperation : public Operation {
+ public:
+  std::string_view name() const override { return "gemm"; }
+
+  std::string canonical_problem(std::string_view text, const std::string& source) const override {
+    KeyValues kv = KeyValues::parse(text, source);
+    // Name the offending dimension (GemmProblem's own check reports them together).
+    for (const char* dim : {"m", "n", "k"})
+      if (kv.has(dim) && kv.require_int(dim) < 1) throw InputError(source, 0, dim, "must be >= 1");
+    return GemmProblem::from_key_values(kv, source).to_string();
+  }
+
+  std::vector<std::string> problem_columns() const override {
+    return {"m", "n", "k", "layout", "dtype", "split_k"};
+  }
+
+  std::vector<std::string> kernel_names(std::string_view set,
+                                        const KeyValues& filter) const override {
+    const auto& configs = rule_set(set);
+    if (!configs.empty()) {
+      nlohmann::json sample = configs.front();
+      for (const auto& [key, value] : filter.items())
+        if (!sample.contains(key))
+          throw InputError("", 0, key, "unknown GEMM kernel field in filter");
+    }
+    std::vector<std::string> names;
+    for (const GemmConfig& config : configs) {
+      nlohmann::json fields = config;
+      bool match = true;
+      for (const auto& [key, value] : filter.items())
+        match = match && lower(field_text(fields[key])) == lower(value);
+      if (match) names.push_back(config.name());
+    }
+    return names;
+  }
+
+  nlohmann::json kernel_fields(std::string_view kernel) const override {
+    return GemmConfig::parse_name(kernel);
+  }
+
+  std::string unsupported_reason(std::string_view kernel, std::string_view problem) const override {
+    GemmProblem p = GemmProblem::parse(problem);
+    const GemmKernel& k = cached_kernel(kernel);
+    const GemmConfig& c = k.config();
+    if (c.dtype != p.dtype)
+      return "dtype mismatch: kernel " + std::string(to_string(c.dtype)) + ", problem " +
+             std::string(to_string(p.dtype));
+    if (c.layout != p.layout)
+      return "layout mismatch: kernel " + std::string(to_string(c.layout)) + ", problem " +
+             std::string(to_string(p.layout));
+    return k.unsupported_reason(p);
+  }
+
+  std::unique_ptr<Workload> make_workload(std::string_view problem, unsigned seed) const override {
+    return std::make_unique<GemmWorkload>(GemmProblem::parse(problem), seed);
+  }
+
+  std::unique_ptr<BoundKernel> bind(std::string_view kernel, Workload& workload,
+                                    int threads) const override {
+    auto* gemm_workload = dynamic_cast<GemmWorkload*>(&workload);
+    if (!gemm_workload) throw InputError("", 0, "workload", "not a GEMM workload");
+    std::string why = unsupported_reason(kernel, workload.problem());
+    if (!why.empty())
+      throw InputError("", 0, "kernel",
+                       std::string(kernel) + " cannot run " + workload.problem() + ": " + why);
+    return std::make_unique<GemmBoundKernel>(cached_kernel(kernel), *gemm_workload, threads);
+  }
+
+ private:
+  // Kernel objects own their workspace and may be costly to build: one per name.
+  const GemmKernel& cached_kernel(std::string_view name) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = kernels_.find(name);
+    if (it == kernels_.end())
+      it = kernels_
+               .emplace(std::string(name),
+                        std::make_unique<GemmKernel>(GemmConfig::parse_name(name)))
+               .first;
+    return *it->second;
+  }
+
+  mutable std::mutex mutex_;
+  mutable std::map<std::string, std::unique_ptr<GemmKernel>, std::less<>> kernels_;
+};
+
+}  // namespace
+
+const Operation& operation() {
+  static const GemmOperation op;
+  return op;
+}
+
+}  // namespace kselect::gemm

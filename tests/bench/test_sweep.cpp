@@ -1,0 +1,149 @@
+#include "bench/sweep.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <sstream>
+
+#include "../data/temp_dir.h"
+#include "bench/stability.h"
+#include "data/store.h"
+#include "fake_operation.h"
+
+namespace kselect::bench {
+namespace {
+
+using kselect::testing::FakeOperation;
+using kselect::testing::TempDir;
+
+SweepSettings quick() {
+  SweepSettings s;
+  s.warmup = 1, s.repeat = 5, s.progress = false;
+  return s;
+}
+
+std::map<std::string, data::Measurement> by_kernel(const std::vector<data::Measurement>& rows) {
+  std::map<std::string, data::Measurement> out;
+  for (const auto& r : rows) out[r.kernel] = r;
+  return out;
+}
+
+TEST(Sweep, MeasuresInterleavedAndRecordsEveryFailure) {
+  FakeOperation op;
+  SweepSettings s = quick();
+  s.verify = true;
+  auto rows =
+      by_kernel(measure_problem(op, "size=400,dtype=a", {"fast", "slow", "thrower", "wrong"}, s));
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_TRUE(rows["fast"].valid);
+  EXPECT_TRUE(rows["fast"].verified);
+  EXPECT_EQ(rows["fast"].repeats_ms.size(), 5u);
+  EXPECT_GE(rows["fast"].min_ms, 0.4);  // spins 400 us
+  EXPECT_GE(rows["slow"].min_ms, 1.2);  // spins 1200 us
+  EXPECT_LT(rows["fast"].median_ms, rows["slow"].median_ms);
+  EXPECT_LE(rows["fast"].ci_low_ms, rows["fast"].median_ms);
+  EXPECT_GE(rows["fast"].ci_high_ms, rows["fast"].median_ms);
+  EXPECT_NEAR(rows["fast"].tflops, 400e6 / (rows["fast"].median_ms * 1e-3) / 1e12, 1e-12);
+  EXPECT_FALSE(rows["thrower"].valid);
+  EXPECT_NE(rows["thrower"].reason.find("out of registers"), std::string::npos);
+  EXPECT_FALSE(rows["wrong"].valid);
+  EXPECT_EQ(rows["wrong"].reason.rfind("wrong result:", 0), 0u) << rows["wrong"].reason;
+}
+
+TEST(Sweep, WithoutVerifyWrongKernelsAreNotChecked) {
+  FakeOperation op;
+  auto rows = by_kernel(measure_problem(op, "size=5,dtype=a", {"wrong", "big_only"}, quick()));
+  EXPECT_TRUE(rows["wrong"].valid);
+  EXPECT_FALSE(rows["wrong"].verified);
+  EXPECT_FALSE(rows["big_only"].valid);
+  EXPECT_EQ(rows["big_only"].reason, "size below 10");
+}
+
+TEST(Sweep, WritesOncePerPairAndResumes) {
+  FakeOperation op;
+  TempDir dir;
+  data::Store store(dir.file("sweep.sqlite"));
+  std::vector<std::string> problems = {"size=5,dtype=a", "size=50,dtype=a", "size=20,dtype=b"};
+  std::ostringstream log;
+  SweepSummary first = run_sweep(op, problems, store, quick(), log);
+  // dtype a: 5 kernels each (not other_dtype); dtype b: only other_dtype.
+  EXPECT_EQ(first.pairs, 11);
+  EXPECT_EQ(first.written, 11);
+  EXPECT_EQ(first.invalid, 3);  // thrower x2 + big_only on size 5
+  SweepSummary second = run_sweep(op, problems, store, quick(), log);
+  EXPECT_EQ(second.written, 0);
+  EXPECT_EQ(second.skipped, 11);
+  EXPECT_EQ(store.read_measurements().size(), 11u);
+  // Different settings are a different measurement: measured again.
+  SweepSettings more = quick();
+  more.repeat = 6;
+  EXPECT_EQ(run_sweep(op, problems, store, more, log).written, 11);
+  auto info = store.info();
+  ASSERT_EQ(info.runs.size(), 3u);
+  EXPECT_EQ(info.runs[0].status, "finished");
+  EXPECT_EQ(info.measurements, 22);
+}
+
+TEST(Sweep, ShardsSplitTheWorkWithoutOverlap) {
+  FakeOperation op;
+  TempDir dir;
+  std::vector<std::string> problems;
+  for (int size = 1; size <= 12; ++size)
+    problems.push_back("size=" + std::to_string(size) + ",dtype=b");
+  long total = 0;
+  std::ostringstream log;
+  for (int i = 0; i < 3; ++i) {
+    data::Store store(dir.file("shard" + std::to_string(i) + ".sqlite"));
+    SweepSettings s = quick();
+    s.repeat = 1, s.shard = Shard{i, 3};
+    total += run_sweep(op, problems, store, s, log).written;
+  }
+  EXPECT_EQ(total, 12);
+  data::Store merged(dir.file("merged.sqlite"));
+  auto counts = merged.merge_from({dir.file("shard0.sqlite"), dir.file("shard1.sqlite"),
+                                   dir.file("shard2.sqlite"), dir.file("shard1.sqlite")});
+  EXPECT_EQ(counts.measurements_added, 12);
+  EXPECT_GT(counts.duplicates, 0);  // shard 1 given twice
+  EXPECT_EQ(counts.duplicates, counts.measurements_read - 12);
+  EXPECT_EQ(merged.read_measurements().size(), 12u);
+}
+
+TEST(Sweep, RejectsBadSettings) {
+  SweepSettings s;
+  s.repeat = 0;
+  EXPECT_THROW(s.validate(), InputError);
+  s.repeat = 1, s.threads = 0;
+  EXPECT_THROW(s.validate(), InputError);
+}
+
+data::Measurement row(const std::string& problem, const std::string& kernel, double median,
+                      double low, double high) {
+  data::Measurement m;
+  m.problem = problem, m.kernel = kernel, m.valid = true;
+  m.median_ms = median, m.ci_low_ms = low, m.ci_high_ms = high;
+  return m;
+}
+
+TEST(Stability, TiesAreBrokenByNameAndFlipsCounted) {
+  // Process 0: b fastest, a within 2% -> tie, winner "a" by name. Process 1: a fastest.
+  std::vector<data::Measurement> p0 = {
+      row("x", "b", 1.00, 0.99, 1.01), row("x", "a", 1.015, 1.012, 1.02),
+      row("y", "c", 1.0, 0.99, 1.01), row("y", "d", 2.0, 1.9, 2.1)};
+  std::vector<data::Measurement> p1 = {row("x", "a", 1.00, 0.99, 1.01),
+                                       row("x", "b", 1.5, 1.4, 1.6), row("y", "d", 1.0, 0.99, 1.01),
+                                       row("y", "c", 2.0, 1.9, 2.1)};
+  Winner w = pick_winner({p0[0], p0[1]}, 0.02);
+  EXPECT_EQ(w.kernel, "a");
+  EXPECT_EQ(w.ties, (std::vector<std::string>{"a", "b"}));
+  // Overlapping intervals tie even outside the band.
+  EXPECT_EQ(pick_winner({row("z", "q", 1.0, 0.9, 1.2), row("z", "p", 1.1, 1.15, 1.3)}, 0.02).kernel,
+            "p");
+  auto report = analyse_stability({p0, p1}, 0.02);
+  ASSERT_EQ(report.shapes.size(), 2u);
+  EXPECT_EQ(report.shapes[0].flips, 0);  // x: a in both
+  EXPECT_EQ(report.shapes[1].flips, 1);  // y: c vs d, each clearly slower in the other
+  EXPECT_DOUBLE_EQ(report.flip_rate, 0.5);
+}
+
+}  // namespace
+}  // namespace kselect::bench

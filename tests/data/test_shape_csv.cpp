@@ -1,0 +1,75 @@
+#include "data/shape_csv.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "../bench/fake_operation.h"
+#include "core/error.h"
+#include "temp_dir.h"
+
+namespace kselect::data {
+namespace {
+
+using kselect::testing::FakeOperation;
+
+std::string error_of(const std::string& text) {
+  FakeOperation op;
+  try {
+    parse_shape_csv(op, text, "shapes.csv");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(ShapeCsv, ReadsRowsSkipsCommentsAndDuplicates) {
+  FakeOperation op;
+  auto problems = parse_shape_csv(op, "# shapes\nsize,dtype\n4,a\n\n 7 , b \n4,a\n5,\n", "x.csv");
+  EXPECT_EQ(problems,
+            (std::vector<std::string>{"size=4,dtype=a", "size=7,dtype=b", "size=5,dtype=a"}));
+}
+
+TEST(ShapeCsv, ErrorsNameFileLineAndField) {
+  EXPECT_EQ(error_of("size,dtype\n4,a\nx4,a\n"),
+            "shapes.csv:3: field 'size': not an integer: 'x4'");
+  EXPECT_EQ(error_of("size,dtype\n4\n"),
+            "shapes.csv:2: field 'dtype': missing: the row has 1 cells, the header 2");
+  EXPECT_EQ(error_of("size,dtype\n0,a\n"), "shapes.csv:2: field 'size': must be >= 1");
+  EXPECT_EQ(error_of("size,dtype\n3,zz\n"), "shapes.csv:2: field 'dtype': unknown dtype");
+  EXPECT_NE(error_of("size,dtipe\n"), "(no error)");
+  EXPECT_EQ(error_of("size,dtipe\n").find("shapes.csv:1: field 'dtipe': unknown column"), 0u);
+  EXPECT_EQ(error_of("size,size\n"), "shapes.csv:1: field 'size': column given twice");
+  EXPECT_EQ(error_of("dtype\na\n"), "shapes.csv:2: field 'size': missing");
+  EXPECT_EQ(error_of("size,dtype\n1,a,3\n"),
+            "shapes.csv:2: the row has 3 cells, the header only 2");
+  EXPECT_EQ(error_of(""), "shapes.csv: no header line (expected problem columns)");
+}
+
+TEST(ShapeCsv, GarbageNeverCrashes) {
+  FakeOperation op;
+  std::mt19937 rng(7);
+  const std::string alphabet = std::string("size,dtype\n=#ab0123456789-\r\t ") + '\0' + "\xff";
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::string text = trial % 2 ? "size,dtype\n" : "";
+    int length = int(rng() % 80);
+    for (int i = 0; i < length; ++i) text += alphabet[rng() % alphabet.size()];
+    try {
+      parse_shape_csv(op, text, "fuzz.csv");
+    } catch (const InputError&) {
+    }
+  }
+}
+
+TEST(ShapeCsv, WritesWhatItReads) {
+  FakeOperation op;
+  kselect::testing::TempDir dir;
+  std::vector<std::string> problems = {"size=3,dtype=a", "size=9,dtype=b"};
+  write_shape_csv(op, problems, dir.file("s.csv"));
+  EXPECT_EQ(kselect::testing::read_bytes(dir.file("s.csv")), "size,dtype\n3,a\n9,b\n");
+  EXPECT_EQ(read_shape_csv(op, dir.file("s.csv")), problems);
+  EXPECT_THROW(read_shape_csv(op, dir.file("missing.csv")), InputError);
+}
+
+}  // namespace
+}  // namespace kselect::data

@@ -1,0 +1,175 @@
+#include "data/store.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include "core/error.h"
+#include "data/summary.h"
+#include "temp_dir.h"
+
+namespace kselect::data {
+namespace {
+
+using kselect::testing::read_bytes;
+using kselect::testing::TempDir;
+using kselect::testing::write_bytes;
+
+Measurement sample(const std::string& kernel, double median, bool valid = true) {
+  Measurement m;
+  m.kernel = kernel, m.valid = valid, m.reason = valid ? "" : "tile does not divide M";
+  m.median_ms = median, m.min_ms = median * 0.9, m.mean_ms = median * 1.1, m.stddev_ms = 0.01;
+  m.ci_low_ms = median * 0.95, m.ci_high_ms = median * 1.05;
+  m.tflops = 1.5, m.bandwidth_gb_s = 20;
+  m.repeats_ms = {median, median * 0.9, median * 1.2};
+  m.verified = true, m.load1 = 0.5, m.other_cpu = 0.1;
+  return m;
+}
+
+nlohmann::json config_of(const std::string& kernel) {
+  return {{"name", kernel}, {"tile", 64}};
+}
+
+long write_one(Store& store, const std::string& problem, const std::vector<Measurement>& rows,
+               const std::string& key = "k1") {
+  long run = store.begin_run("gemm", {{"cpu_model", "test"}}, {{"rules", "tiny"}}, key, 0.25);
+  long added = store.write_problem(run, key, "gemm", problem, rows, config_of);
+  store.finish_run(run, 0.5, false, "finished");
+  return added;
+}
+
+const std::string kProblem = "m=8,n=16,k=32,layout=rcr,dtype=fp32";
+
+TEST(Store, RoundTripsEveryField) {
+  TempDir dir;
+  Store store(dir.file("a.sqlite"));
+  EXPECT_EQ(write_one(store, kProblem, {sample("k_fast", 0.5), sample("k_bad", 0, false)}), 2);
+  auto rows = store.read_measurements(MeasurementFilter{.with_repeats = true});
+  ASSERT_EQ(rows.size(), 2u);
+  const Measurement& m = rows[0];
+  EXPECT_EQ(m.op, "gemm");
+  EXPECT_EQ(m.problem, kProblem);
+  EXPECT_EQ(m.kernel, "k_fast");
+  EXPECT_TRUE(m.valid);
+  EXPECT_DOUBLE_EQ(m.median_ms, 0.5);
+  EXPECT_DOUBLE_EQ(m.min_ms, 0.45);
+  EXPECT_DOUBLE_EQ(m.ci_high_ms, 0.525);
+  EXPECT_DOUBLE_EQ(m.tflops, 1.5);
+  EXPECT_EQ(m.repeats_ms, (std::vector<double>{0.5, 0.45, 0.6}));
+  EXPECT_TRUE(m.verified);
+  EXPECT_DOUBLE_EQ(m.load1, 0.5);
+  EXPECT_GT(m.run_id, 0);
+  EXPECT_FALSE(rows[1].valid);
+  EXPECT_EQ(rows[1].reason, "tile does not divide M");
+  auto info = store.info();
+  EXPECT_EQ(info.problems, 1);
+  EXPECT_EQ(info.kernels, 2);
+  EXPECT_EQ(info.valid, 1);
+  EXPECT_EQ(info.invalid, 1);
+  ASSERT_EQ(info.runs.size(), 1u);
+  EXPECT_EQ(info.runs[0].hardware["cpu_model"], "test");
+  EXPECT_EQ(info.runs[0].measurements, 2);
+  EXPECT_EQ(problem_fields_json(kProblem)["m"], 8);
+  EXPECT_EQ(problem_fields_json(kProblem)["dtype"], "fp32");
+}
+
+TEST(Store, FiltersAndDeduplicates) {
+  TempDir dir;
+  Store store(dir.file("a.sqlite"));
+  write_one(store, kProblem, {sample("k1", 1)});
+  write_one(store, "m=8,n=16,k=32,layout=rcr,dtype=bf16", {sample("k1", 2)});
+  EXPECT_EQ(write_one(store, kProblem, {sample("k1", 3)}), 0);  // same key: kept once
+  EXPECT_EQ(write_one(store, kProblem, {sample("k1", 3)}, "k2"), 1);
+  EXPECT_EQ(store.read_measurements().size(), 3u);
+  auto bf16 = store.read_measurements(MeasurementFilter{.dtype = "bf16"});
+  ASSERT_EQ(bf16.size(), 1u);
+  EXPECT_DOUBLE_EQ(bf16[0].median_ms, 2);
+  EXPECT_EQ(store.read_measurements(MeasurementFilter{.op = "conv"}).size(), 0u);
+  EXPECT_EQ(store.completed_pairs("gemm", "k2").size(), 1u);
+  auto best = best_per_problem(store.read_measurements());
+  ASSERT_EQ(best.size(), 2u);
+  EXPECT_DOUBLE_EQ(best[0].median_ms, 1);
+}
+
+TEST(Store, MergeIsIdempotentAndCounts) {
+  TempDir dir;
+  {
+    Store a(dir.file("a.sqlite"));
+    write_one(a, kProblem, {sample("k1", 1), sample("k2", 2)});
+    Store b(dir.file("b.sqlite"));
+    write_one(b, kProblem, {sample("k2", 5), sample("k3", 3)});
+  }
+  Store out(dir.file("out.sqlite"));
+  auto counts = out.merge_from({dir.file("a.sqlite"), dir.file("b.sqlite")});
+  EXPECT_EQ(counts.inputs, 2);
+  EXPECT_EQ(counts.measurements_read, 4);
+  EXPECT_EQ(counts.measurements_added, 3);  // k2 of b duplicates k2 of a (same key)
+  EXPECT_EQ(counts.duplicates, 1);
+  EXPECT_EQ(counts.runs_added, 2);
+  auto again = out.merge_from({dir.file("a.sqlite")});
+  EXPECT_EQ(again.measurements_added, 0);
+  EXPECT_EQ(again.runs_added, 0);
+  EXPECT_EQ(out.info().measurements, 3);
+  EXPECT_THROW(out.merge_from({dir.file("out.sqlite")}), InputError);
+}
+
+TEST(Store, RefusesNonSqliteFilesAndLeavesThemUnchanged) {
+  TempDir dir;
+  std::string path = dir.file("garbage.sqlite");
+  std::string garbage = "m,n,k\n1,2,3\n" + std::string(5000, '\x7f');
+  write_bytes(path, garbage);
+  EXPECT_THROW(Store{path}, StorageError);
+  EXPECT_EQ(read_bytes(path), garbage);
+  // A SQLite header followed by garbage: SQLite itself reports it.
+  std::string fake = std::string("SQLite format 3\0", 16) + std::string(4096, 'x');
+  write_bytes(path, fake);
+  EXPECT_THROW(Store{path}, StorageError);
+  EXPECT_EQ(read_bytes(path), fake);
+  EXPECT_THROW(Store(dir.file("missing.sqlite"), StoreOptions{.read_only = true}), StorageError);
+}
+
+TEST(Store, RefusesOtherSchemasAndForeignDatabases) {
+  TempDir dir;
+  std::string path = dir.file("other.sqlite");
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_exec(db, "CREATE TABLE t(x); PRAGMA user_version = 99;", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  std::string before = read_bytes(path);
+  try {
+    Store store(path);
+    FAIL() << "opened a schema-99 database";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("schema version 99"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(read_bytes(path), before);
+}
+
+TEST(Store, LockedDatabaseFailsWithinTheTimeout) {
+  TempDir dir;
+  std::string path = dir.file("locked.sqlite");
+  {
+    Store store(path);
+    write_one(store, kProblem, {sample("k1", 1)});
+  }
+  sqlite3* holder = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &holder), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(holder, "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE;", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  std::string before = read_bytes(path);
+  try {
+    Store store(path, StoreOptions{.busy_timeout_ms = 100});
+    FAIL() << "opened a locked database";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("locked"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(read_bytes(path), before);
+  sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
+  sqlite3_close(holder);
+  Store reopened(path);
+  EXPECT_EQ(reopened.read_measurements().size(), 1u);
+}
+
+}  // namespace
+}  // namespace kselect::data
