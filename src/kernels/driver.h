@@ -1,0 +1,33 @@
+#pragma once
+// Runs one GEMM configuration on the CPU: block tiles, warps, split-K, packing (pipeline),
+// micro-tile walk (scheduler), epilogue and threading (persistent), as docs/gemm-kernels.md
+// describes. The configuration must already be valid (GemmKernel checks it).
+#include <memory>
+
+#include "kernels/isa.h"
+#include "ops/gemm/config.h"
+#include "ops/gemm/problem.h"
+
+namespace kselect::kernels {
+
+class GemmDriver {
+ public:
+  // Picks the micro-kernels for `config` on `cpu` (the detected level); throws InputError when
+  // the register tile or K unroll is not compiled.
+  GemmDriver(const gemm::GemmConfig& config, Isa cpu);
+  ~GemmDriver();
+  GemmDriver(GemmDriver&&) noexcept;
+  GemmDriver& operator=(GemmDriver&&) noexcept;
+
+  // The level the kernel's code uses: fp32 kernels never need avx512_bf16.
+  Isa isa() const;
+  // C = A * B with `threads` workers; p must be supported. Not reentrant: concurrent calls on
+  // one driver are serialised (they share the workspace).
+  void run(const gemm::GemmProblem& p, const void* a, const void* b, float* c, int threads);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kselect::kernels
