@@ -1,0 +1,87 @@
+// kselect predict: ranks the kernels of a rule set for one problem with a trained model.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/verb.h"
+#include "core/error.h"
+#include "ops/operation.h"
+#include "select/candidates.h"
+#include "select/ranker.h"
+
+namespace kselect::cli {
+
+namespace {
+
+struct PredictArgs {
+  std::string model, op, problem, rules = "default";
+  int top = 10;
+  bool json = false;
+};
+
+nlohmann::json number(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+}
+
+void print_json(const std::string& problem, const std::vector<select::Scored>& ranked,
+                std::size_t candidates) {
+  nlohmann::json out = {
+      {"problem", problem}, {"candidates", candidates}, {"ranked", nlohmann::json::array()}};
+  for (const auto& s : ranked)
+    out["ranked"].push_back({{"kernel", s.kernel},
+                             {"score", s.score},
+                             {"tflops", number(s.tflops)},
+                             {"latency_ms", number(s.latency_ms)},
+                             {"bandwidth_gb_s", number(s.bandwidth_gb_s)}});
+  std::cout << out.dump(2) << "\n";
+}
+
+void print_table(const std::vector<select::Scored>& ranked, bool latency) {
+  std::printf("%-4s %-10s %s%s\n", "rank", "tflops", latency ? "latency_ms  " : "", "kernel");
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    const auto& s = ranked[i];
+    std::printf("%-4zu %-10.4g ", i + 1, std::isfinite(s.tflops) ? s.tflops : s.score);
+    if (latency) std::printf("%-11.4g ", s.latency_ms);
+    std::printf("%s\n", s.kernel.c_str());
+  }
+}
+
+int run(const PredictArgs& a) {
+  auto ranker = select::Ranker::load(a.model);
+  const std::string& op_name = a.op.empty() ? ranker.spec().op : a.op;
+  if (op_name != ranker.spec().op)
+    throw InputError("", 0, "op",
+                     "the model is for '" + ranker.spec().op + "', not '" + op_name + "'");
+  const Operation& op = find_operation(op_name);
+  std::string problem = op.canonical_problem(a.problem, "--problem");
+  auto candidates = select::supported_kernels(op, a.rules, problem);
+  if (candidates.empty()) {
+    std::cerr << "kselect: no kernel of rule set '" << a.rules << "' supports " << problem << "\n";
+    return kExitFailure;
+  }
+  auto ranked = ranker.rank(problem, candidates);
+  if (a.top > 0 && ranked.size() > std::size_t(a.top)) ranked.resize(a.top);
+  if (a.json)
+    print_json(problem, ranked, candidates.size());
+  else
+    print_table(ranked, ranker.has_target("latency") && ranker.spec().objective == "regression");
+  return kExitOk;
+}
+
+std::function<int()> setup(CLI::App& app) {
+  auto args = std::make_shared<PredictArgs>();
+  auto* cmd = app.add_subcommand("predict", "Rank the kernels of a rule set for one problem");
+  cmd->add_option("--model", args->model, "Model directory")->required();
+  cmd->add_option("--op", args->op, "Operation (default: the model's)");
+  cmd->add_option("--problem", args->problem,
+                  "Problem, e.g. m=128,n=1536,k=7168,layout=rcr,dtype=fp32")
+      ->required();
+  cmd->add_option("--rules", args->rules, "Rule set of candidate kernels")->capture_default_str();
+  cmd->add_option("--top", args->top, "Show the best N (0: all)")->capture_default_str();
+  cmd->add_flag("--json", args->json, "Print JSON");
+  return [args] { return run(*args); };
+}
+
+RegisterVerb reg("predict", setup);
+
+}  // namespace
+}  // namespace kselect::cli

@@ -1,0 +1,90 @@
+// kselect train: fits models from a measurement database into a model directory.
+#include <iostream>
+
+#include "cli/verb.h"
+#include "core/error.h"
+#include "data/store.h"
+#include "model/train.h"
+
+namespace kselect::cli {
+
+namespace {
+
+struct TrainArgs {
+  std::string db, target = "tflops";
+  bool json = false;
+  model::TrainOptions options;
+};
+
+// The hardware of the newest run of `op` in the store, else this machine's.
+HardwareProfile run_hardware(const data::Store& store, const std::string& op) {
+  for (auto it = store.info().runs.rbegin(); it != store.info().runs.rend(); ++it)
+    if (it->op == op && it->hardware.is_object() && !it->hardware.empty())
+      return it->hardware.get<HardwareProfile>();
+  return host_hardware();
+}
+
+void print_summary(const model::TrainResult& r) {
+  std::cout << "model: " << r.dir.string() << "\nrows: " << r.data_rows << " (" << r.valid_rows
+            << " valid), shapes: " << r.unique_shapes << "\n";
+  for (const auto& t : r.targets) {
+    std::cout << t.target << ": " << t.rows << " rows, " << t.trees << " trees";
+    if (!t.folds.empty())
+      std::cout << "; out-of-fold mean efficiency " << t.overall.mean_efficiency * 100 << "%, P10 "
+                << t.overall.p10_efficiency * 100 << "%, R2 " << t.overall.r2;
+    std::cout << "\n";
+  }
+}
+
+int run(TrainArgs& a) {
+  if (a.target == "all")
+    a.options.targets = model::target_names();
+  else
+    a.options.targets = {a.target};
+  data::Store store(a.db, {.read_only = true});
+  data::MeasurementFilter filter;
+  filter.op = a.options.op;
+  auto measurements = store.read_measurements(filter);
+  a.options.hardware = run_hardware(store, a.options.op);
+  a.options.data_source = a.db;
+  a.options.progress = true;
+  model::TrainResult result = model::train(measurements, a.options);
+  if (a.json)
+    std::cout << result.to_json().dump(2) << "\n";
+  else
+    print_summary(result);
+  return kExitOk;
+}
+
+std::function<int()> setup(CLI::App& app) {
+  auto args = std::make_shared<TrainArgs>();
+  auto& o = args->options;
+  auto* cmd = app.add_subcommand("train", "Train kernel-selection models from measurements");
+  cmd->add_option("--db", args->db, "Measurement database (SQLite)")->required();
+  cmd->add_option("--op", o.op, "Operation")->capture_default_str();
+  cmd->add_option("--dtype", o.dtype, "Train on this dtype only (default: all in the data)");
+  cmd->add_option("--out", o.out_dir, "Model directory to write")->required();
+  cmd->add_option("--target", args->target, "tflops, latency, bandwidth or all")
+      ->check(CLI::IsMember({"tflops", "latency", "bandwidth", "all"}))
+      ->capture_default_str();
+  cmd->add_option("--objective", o.objective, "regression or ranking")
+      ->check(CLI::IsMember({"regression", "ranking"}))
+      ->capture_default_str();
+  cmd->add_option("--schema", o.schema, "Feature schema: kselect (default), ck72, ck55");
+  cmd->add_option("--folds", o.folds, "Cross-validation folds (grouped by shape)")
+      ->capture_default_str();
+  cmd->add_option("--trees", o.trees, "Boosting rounds")->capture_default_str();
+  cmd->add_option("--early-stopping", o.early_stopping, "Rounds without improvement per fold")
+      ->capture_default_str();
+  cmd->add_option("--threads", o.threads, "Training threads")->capture_default_str();
+  cmd->add_option("--warm-start", o.warm_start, "Continue boosting this model directory");
+  cmd->add_option("--add-trees", o.add_trees, "Rounds a warm start adds");
+  cmd->add_flag("--compress", o.compress, "Write model_<target>.json.gz");
+  cmd->add_flag("--json", args->json, "Print the result as JSON");
+  return [args] { return run(*args); };
+}
+
+RegisterVerb reg("train", setup);
+
+}  // namespace
+}  // namespace kselect::cli

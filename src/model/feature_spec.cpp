@@ -1,0 +1,73 @@
+#include "model/feature_spec.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "model/file_io.h"
+
+namespace kselect::model {
+
+bool FeatureSpec::is_log(const std::string& target) const {
+  return std::find(log_targets.begin(), log_targets.end(), target) != log_targets.end();
+}
+
+void to_json(nlohmann::json& j, const FeatureSpec& s) {
+  j = nlohmann::json{{"format", "kselect-model"},
+                     {"format_version", s.format_version},
+                     {"op", s.op},
+                     {"dtype", s.dtype},
+                     {"hardware", s.hardware},
+                     {"schema", s.schema},
+                     {"feature_names", s.features},
+                     {"categorical_features", s.categorical},
+                     {"targets", s.targets},
+                     {"log_targets", s.log_targets},
+                     {"objective", s.objective},
+                     {"params", s.params}};
+}
+
+void from_json(const nlohmann::json& j, FeatureSpec& s) {
+  s.format_version = j.at("format_version").get<int>();
+  s.op = j.at("op").get<std::string>();
+  s.dtype = j.at("dtype").get<std::string>();
+  s.hardware = j.value("hardware", nlohmann::json::object()).get<HardwareProfile>();
+  s.schema = j.value("schema", "");
+  s.features = j.at("feature_names").get<std::vector<std::string>>();
+  s.categorical = j.value("categorical_features", std::vector<std::string>{});
+  s.targets = j.at("targets").get<std::vector<std::string>>();
+  s.log_targets = j.value("log_targets", std::vector<std::string>{});
+  s.objective = j.value("objective", "regression");
+  s.params = j.value("params", nlohmann::json::object());
+}
+
+FeatureSpec FeatureSpec::load(const std::filesystem::path& dir) {
+  auto path = dir / "feature_spec.json";
+  if (!std::filesystem::exists(path))
+    throw StorageError(path.string() + ": missing (is '" + dir.string() + "' a model directory?)");
+  nlohmann::json j = read_json(path);
+  FeatureSpec spec;
+  try {
+    spec = j.get<FeatureSpec>();
+  } catch (const nlohmann::json::exception& e) {
+    throw StorageError(path.string() + ": malformed feature spec (" + e.what() + ")");
+  }
+  if (spec.format_version > kModelFormatVersion)
+    throw StorageError(path.string() + ": model format version " +
+                       std::to_string(spec.format_version) + " is newer than this kselect (" +
+                       std::to_string(kModelFormatVersion) + ")");
+  return spec;
+}
+
+void FeatureSpec::save(const std::filesystem::path& dir) const {
+  write_json(dir / "feature_spec.json", nlohmann::json(*this));
+}
+
+std::filesystem::path model_file(const std::filesystem::path& dir, const std::string& target) {
+  auto plain = dir / ("model_" + target + ".json");
+  if (std::filesystem::exists(plain)) return plain;
+  auto packed = dir / ("model_" + target + ".json.gz");
+  if (std::filesystem::exists(packed)) return packed;
+  return {};
+}
+
+}  // namespace kselect::model

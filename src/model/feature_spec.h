@@ -1,0 +1,42 @@
+#pragma once
+// feature_spec.json: the contract between training and selection in a model directory
+// (docs/model-format.md). Columns of a model are matched to a feature engine by name.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/hardware.h"
+
+namespace kselect::model {
+
+inline constexpr int kModelFormatVersion = 1;
+
+struct FeatureSpec {
+  int format_version = kModelFormatVersion;
+  std::string op;     // "gemm"
+  std::string dtype;  // "fp32", "bf16", or "any" when trained on several
+  HardwareProfile hardware;
+  std::string schema;                    // name of the feature list the model was trained on
+  std::vector<std::string> features;     // model column order
+  std::vector<std::string> categorical;  // category-code features (numeric splits in XGBoost)
+  std::vector<std::string> targets;      // "tflops", "latency", "bandwidth"
+  std::vector<std::string> log_targets;  // targets trained as log1p(value)
+  std::string objective = "regression";  // "regression" or "ranking"
+  nlohmann::json params;                 // training parameters
+
+  bool is_log(const std::string& target) const;
+  // Reads <dir>/feature_spec.json; StorageError when missing or malformed, naming the field.
+  static FeatureSpec load(const std::filesystem::path& dir);
+  void save(const std::filesystem::path& dir) const;
+};
+
+void to_json(nlohmann::json& j, const FeatureSpec& s);
+void from_json(const nlohmann::json& j, FeatureSpec& s);
+
+// Path of a target's model in `dir`: model_<target>.json, or model_<target>.json.gz when
+// only the compressed file exists. Empty when neither exists.
+std::filesystem::path model_file(const std::filesystem::path& dir, const std::string& target);
+
+}  // namespace kselect::model

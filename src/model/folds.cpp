@@ -1,0 +1,87 @@
+#include "model/folds.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+#include "core/error.h"
+
+namespace kselect::model {
+
+std::vector<int> group_k_fold(const std::vector<std::string>& groups, int folds) {
+  if (folds < 2) throw InputError("", 0, "folds", "need at least 2 folds");
+  std::map<std::string, std::size_t> sizes;
+  for (const auto& g : groups) ++sizes[g];
+  if (sizes.size() < std::size_t(folds))
+    throw InputError("", 0, "folds",
+                     "only " + std::to_string(sizes.size()) +
+                         " distinct problem shapes, fewer than " + std::to_string(folds) +
+                         " folds: measure more shapes or lower --folds");
+  std::vector<std::pair<std::string, std::size_t>> order(sizes.begin(), sizes.end());
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<std::size_t> load(folds, 0);
+  std::unordered_map<std::string, int> fold_of;
+  for (const auto& [group, size] : order) {
+    int f = int(std::min_element(load.begin(), load.end()) - load.begin());
+    fold_of[group] = f;
+    load[f] += size;
+  }
+  std::vector<int> out;
+  out.reserve(groups.size());
+  for (const auto& g : groups) out.push_back(fold_of[g]);
+  return out;
+}
+
+double percentile(std::vector<double> values, double q) {
+  if (values.empty()) return std::nan("");
+  std::sort(values.begin(), values.end());
+  double pos = q / 100.0 * double(values.size() - 1);
+  std::size_t lo = std::size_t(std::floor(pos));
+  std::size_t hi = std::min(lo + 1, values.size() - 1);
+  return values[lo] + (values[hi] - values[lo]) * (pos - double(lo));
+}
+
+FitMetrics fit_metrics(const std::vector<double>& predicted, const std::vector<double>& measured) {
+  FitMetrics m;
+  if (measured.empty()) return m;
+  double mean = 0;
+  for (double y : measured) mean += y;
+  mean /= double(measured.size());
+  double ss_res = 0, ss_tot = 0;
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    ss_res += (predicted[i] - measured[i]) * (predicted[i] - measured[i]);
+    ss_tot += (measured[i] - mean) * (measured[i] - mean);
+  }
+  m.rmse = std::sqrt(ss_res / double(measured.size()));
+  m.r2 = ss_tot > 0 ? 1.0 - ss_res / ss_tot : 0.0;
+  return m;
+}
+
+std::vector<double> pick_efficiencies(const std::vector<std::string>& problems,
+                                      const std::vector<double>& score,
+                                      const std::vector<double>& measured, bool higher_is_better) {
+  struct Best {
+    std::size_t pick = 0;
+    double oracle = 0;
+    bool seen = false;
+  };
+  std::map<std::string, Best> per_problem;
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    Best& b = per_problem[problems[i]];
+    bool better_oracle = higher_is_better ? measured[i] > b.oracle : measured[i] < b.oracle;
+    if (!b.seen || score[i] > score[b.pick]) b.pick = i;
+    if (!b.seen || better_oracle) b.oracle = measured[i];
+    b.seen = true;
+  }
+  std::vector<double> out;
+  for (const auto& [problem, b] : per_problem) {
+    double picked = measured[b.pick];
+    if (b.oracle <= 0 || picked <= 0) continue;
+    out.push_back(higher_is_better ? picked / b.oracle : b.oracle / picked);
+  }
+  return out;
+}
+
+}  // namespace kselect::model

@@ -1,0 +1,139 @@
+#include "model/forest.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "model/file_io.h"
+
+namespace kselect::model {
+
+namespace {
+
+// XGBoost writes default_left as 0/1 numbers or booleans depending on the version.
+bool truthy(const nlohmann::json& v) {
+  return v.is_boolean() ? v.get<bool>() : v.get<int>() != 0;
+}
+
+const nlohmann::json& require(const nlohmann::json& j, const char* key, const std::string& source) {
+  auto it = j.find(key);
+  if (it == j.end()) throw StorageError(source + ": XGBoost model lacks '" + key + "'");
+  return *it;
+}
+
+// Objectives whose prediction is the raw margin (no link function).
+bool identity_link(const std::string& objective) {
+  return objective == "reg:squarederror" || objective.rfind("rank:", 0) == 0;
+}
+
+}  // namespace
+
+Forest Forest::load(const std::filesystem::path& file) {
+  return from_xgboost_json(read_json(file), file.string());
+}
+
+Forest Forest::from_xgboost_json(const nlohmann::json& model, const std::string& source) {
+  Forest f;
+  try {
+    const auto& learner = require(model, "learner", source);
+    f.objective_ =
+        require(require(learner, "objective", source), "name", source).get<std::string>();
+    if (!identity_link(f.objective_))
+      throw StorageError(source + ": unsupported objective '" + f.objective_ + "'");
+    const auto& params = require(learner, "learner_model_param", source);
+    f.base_score_ = std::stof(require(params, "base_score", source).get<std::string>());
+    if (params.value("num_class", "0") != "0")
+      throw StorageError(source + ": multi-class models are not supported");
+    const auto& booster = require(learner, "gradient_booster", source);
+    if (booster.value("name", "") != "gbtree")
+      throw StorageError(source + ": only gbtree boosters are supported");
+    for (const auto& tree : require(require(booster, "model", source), "trees", source))
+      f.append_tree(tree, source);
+  } catch (const nlohmann::json::exception& e) {
+    throw StorageError(source + ": malformed XGBoost model (" + e.what() + ")");
+  } catch (const std::logic_error& e) {  // std::stof on a bad base_score
+    throw StorageError(source + ": malformed XGBoost model (" + e.what() + ")");
+  }
+  return f;
+}
+
+void Forest::append_tree(const nlohmann::json& tree, const std::string& source) {
+  const auto& left = require(tree, "left_children", source);
+  const auto& right = require(tree, "right_children", source);
+  const auto& index = require(tree, "split_indices", source);
+  const auto& cond = require(tree, "split_conditions", source);
+  const auto& dleft = require(tree, "default_left", source);
+  const size_t n = left.size();
+  if (n == 0 || right.size() != n || index.size() != n || cond.size() != n || dleft.size() != n)
+    throw StorageError(source + ": tree arrays have different lengths");
+  if (auto types = tree.find("split_type"); types != tree.end())
+    for (const auto& t : *types)
+      if (t.get<int>() != 0) throw StorageError(source + ": categorical splits are not supported");
+  // Re-number breadth first so that the two children of a node are adjacent.
+  const std::int32_t base = std::int32_t(nodes_.size());
+  std::vector<std::int64_t> order = {0};
+  nodes_.push_back({});
+  for (size_t next = 0; next < order.size(); ++next) {
+    std::int64_t old = order[next];
+    if (old < 0 || size_t(old) >= n || order.size() > n)
+      throw StorageError(source + ": tree node index out of range");
+    Node& node = nodes_[base + next];
+    node.value = cond[old].get<float>();
+    std::int64_t l = left[old].get<std::int64_t>();
+    if (l < 0) {
+      node.left = -1;
+      node.feature = 0;
+      continue;
+    }
+    std::uint32_t feature = index[old].get<std::uint32_t>();
+    if (feature >= kDefaultLeft) throw StorageError(source + ": split index out of range");
+    num_features_ = std::max(num_features_, int(feature) + 1);
+    node.feature = feature | (truthy(dleft[old]) ? kDefaultLeft : 0u);
+    node.left = std::int32_t(base + order.size());
+    order.push_back(l);
+    order.push_back(right[old].get<std::int64_t>());
+    nodes_.resize(base + order.size());
+  }
+  roots_.push_back(base);
+}
+
+void Forest::remap_features(const std::vector<int>& mapping) {
+  if (int(mapping.size()) < num_features_)
+    throw InputError("feature mapping has " + std::to_string(mapping.size()) +
+                     " columns, the model reads " + std::to_string(num_features_));
+  int widest = 0;
+  for (Node& node : nodes_) {
+    if (node.left < 0) continue;
+    std::uint32_t flag = node.feature & kDefaultLeft;
+    int column = mapping[node.feature & ~kDefaultLeft];
+    widest = std::max(widest, column + 1);
+    node.feature = std::uint32_t(column) | flag;
+  }
+  num_features_ = widest;
+}
+
+float Forest::leaf_value(std::int32_t root, const float* row) const {
+  const Node* nodes = nodes_.data();
+  const Node* node = nodes + root;
+  while (node->left >= 0) {
+    float x = row[node->feature & ~kDefaultLeft];
+    bool go_right = std::isnan(x) ? !(node->feature & kDefaultLeft) : !(x < node->value);
+    node = nodes + node->left + go_right;
+  }
+  return node->value;
+}
+
+void Forest::predict(const float* rows, std::size_t n, std::size_t stride, float* out) const {
+  // Blocks of rows go through one tree at a time so that the tree stays in L1; each row still
+  // adds its leaves in tree order.
+  constexpr std::size_t kBlock = 64;
+  for (std::size_t begin = 0; begin < n; begin += kBlock) {
+    const std::size_t end = std::min(n, begin + kBlock);
+    for (std::size_t r = begin; r < end; ++r) out[r] = base_score_;
+    for (std::int32_t root : roots_)
+      for (std::size_t r = begin; r < end; ++r) out[r] += leaf_value(root, rows + r * stride);
+  }
+}
+
+}  // namespace kselect::model

@@ -1,0 +1,57 @@
+#pragma once
+// A tree ensemble compiled from XGBoost's JSON model into flat node arrays, evaluated without
+// XGBoost. Semantics follow XGBoost's CPU predictor: a row goes left when value < threshold,
+// a NaN takes the node's default direction, the margin starts at base_score and adds each
+// tree's leaf in tree order (float accumulation, like XGBoost, so results match to rounding).
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace kselect::model {
+
+class Forest {
+ public:
+  // Parses an XGBoost JSON model (gbtree, numeric splits, one output). Throws StorageError
+  // naming `source` for anything else or for a malformed model.
+  static Forest from_xgboost_json(const nlohmann::json& model, const std::string& source);
+  // Reads a plain or gzip-compressed XGBoost JSON model file.
+  static Forest load(const std::filesystem::path& file);
+
+  std::size_t num_trees() const { return roots_.size(); }
+  // Number of input columns the forest reads (one more than the largest split index).
+  int num_features() const { return num_features_; }
+  float base_score() const { return base_score_; }
+  const std::string& objective() const { return objective_; }
+
+  // Makes model column i read input column mapping[i]: lets a model trained on one feature
+  // list run on rows of a wider or reordered list without copying columns.
+  void remap_features(const std::vector<int>& mapping);
+
+  // Margins of `n` rows; row r starts at rows + r * stride.
+  void predict(const float* rows, std::size_t n, std::size_t stride, float* out) const;
+
+ private:
+  // Children of node i are adjacent (right = left + 1); a leaf has left < 0 and keeps its
+  // value in `value`. The top bit of `feature` holds default-left.
+  struct Node {
+    std::uint32_t feature;
+    float value;
+    std::int32_t left;
+  };
+  static constexpr std::uint32_t kDefaultLeft = 0x80000000u;
+
+  void append_tree(const nlohmann::json& tree, const std::string& source);
+  float leaf_value(std::int32_t root, const float* row) const;
+
+  std::vector<Node> nodes_;
+  std::vector<std::int32_t> roots_;
+  float base_score_ = 0;
+  int num_features_ = 0;
+  std::string objective_;
+};
+
+}  // namespace kselect::model

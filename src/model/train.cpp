@@ -1,0 +1,524 @@
+#include "model/train.h"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "bench/progress.h"
+#include "core/error.h"
+#include "features/engine.h"
+#include "model/feature_spec.h"
+#include "model/file_io.h"
+#include "model/folds.h"
+#include "model/xgboost.h"
+
+namespace kselect::model {
+
+const std::vector<std::string>& target_names() {
+  static const std::vector<std::string> names = {"tflops", "latency", "bandwidth"};
+  return names;
+}
+
+double target_value(const data::Measurement& m, const std::string& target) {
+  if (target == "tflops") return m.tflops;
+  if (target == "latency") return m.median_ms;
+  if (target == "bandwidth") return m.bandwidth_gb_s;
+  throw InputError("", 0, "target",
+                   "unknown target '" + target + "' (expected tflops, latency or bandwidth)");
+}
+
+bool higher_is_better(const std::string& target) {
+  return target != "latency";
+}
+
+namespace {
+
+// Valid rows of one op (and dtype), grouped by problem, with their feature rows.
+struct Dataset {
+  std::size_t cols = 0;
+  std::vector<float> x;
+  std::vector<const data::Measurement*> rows;
+  std::vector<std::string> groups;  // CV group key per row
+  std::size_t data_rows = 0, unique_shapes = 0;
+  std::string dtype;
+};
+
+std::string dtypes_present(const std::map<std::string, int>& counts) {
+  std::string out;
+  for (const auto& [d, n] : counts)
+    out += (out.empty() ? "" : ", ") + d + " (" + std::to_string(n) + ")";
+  return out;
+}
+
+Dataset build_dataset(const std::vector<data::Measurement>& all, const TrainOptions& options,
+                      const features::FeatureEngine& engine, const features::Schema& schema) {
+  Dataset d;
+  std::map<std::string, std::vector<const data::Measurement*>> by_problem;
+  std::map<std::string, int> dtype_counts;
+  for (const auto& m : all) {
+    if (m.op != options.op) continue;
+    std::string dtype = engine.dtype(m.problem);
+    ++dtype_counts[dtype];
+    if (!options.dtype.empty() && dtype != options.dtype) continue;
+    ++d.data_rows;
+    if (m.valid) by_problem[m.problem].push_back(&m);
+  }
+  if (dtype_counts.empty())
+    throw InputError("", 0, "op", "no measurements for operation '" + options.op + "'");
+  if (d.data_rows == 0)
+    throw InputError("", 0, "dtype",
+                     "no measurements with dtype '" + options.dtype + "' (the data has " +
+                         dtypes_present(dtype_counts) + ")");
+  d.dtype = !options.dtype.empty()     ? options.dtype
+            : dtype_counts.size() == 1 ? dtype_counts.begin()->first
+                                       : "any";
+  std::vector<int> columns = engine.columns_of(schema.features, "schema " + schema.name);
+  d.cols = columns.size();
+  std::map<std::string, int> shapes;
+  for (const auto& [problem, rows] : by_problem) {
+    std::vector<std::string> kernels;
+    for (const auto* m : rows) kernels.push_back(m->kernel);
+    std::size_t offset = d.x.size();
+    d.x.resize(offset + rows.size() * d.cols);
+    engine.extract_rows(problem, *engine.prepare(kernels), columns, d.x.data() + offset);
+    std::string group = engine.group_key(problem);
+    shapes[group] = 1;
+    d.rows.insert(d.rows.end(), rows.begin(), rows.end());
+    d.groups.insert(d.groups.end(), rows.size(), group);
+  }
+  d.unique_shapes = shapes.size();
+  return d;
+}
+
+// Counts boosting rounds for the progress line (rate and ETA on stderr).
+class Progress {
+ public:
+  Progress(const TrainOptions& options, long total)
+      : line_("train", total, std::cerr, options.progress) {}
+  void step(const std::string& what) { line_.update(++done_, what); }
+  // Rounds that early stopping made unnecessary count as done.
+  void skip(long rounds) { done_ += rounds; }
+  void finish() { line_.finish(); }
+
+ private:
+  bench::Progress line_;
+  long done_ = 0;
+};
+
+// Labels of `rows` for one target: log1p(value) for regression; for ranking, relevance grades
+// 0..30 from the row's efficiency within its problem (XGBoost's NDCG wants small integers).
+std::vector<float> make_labels(const Dataset& d, const std::vector<std::size_t>& rows,
+                               const std::string& target, const std::string& objective) {
+  std::vector<float> labels;
+  labels.reserve(rows.size());
+  if (objective == "regression") {
+    for (auto r : rows) labels.push_back(float(std::log1p(target_value(*d.rows[r], target))));
+    return labels;
+  }
+  std::map<std::string, double> best;
+  bool higher = higher_is_better(target);
+  for (auto r : rows) {
+    double v = target_value(*d.rows[r], target);
+    auto [it, fresh] = best.emplace(d.rows[r]->problem, v);
+    if (!fresh) it->second = higher ? std::max(it->second, v) : std::min(it->second, v);
+  }
+  for (auto r : rows) {
+    double v = target_value(*d.rows[r], target), b = best[d.rows[r]->problem];
+    labels.push_back(float(std::round(30.0 * (higher ? v / b : b / v))));
+  }
+  return labels;
+}
+
+std::unique_ptr<xgb::Matrix> make_matrix(const Dataset& d, const std::vector<std::size_t>& rows,
+                                         const std::vector<float>& labels,
+                                         const std::vector<std::string>& names,
+                                         const TrainOptions& options) {
+  std::vector<float> x(rows.size() * d.cols);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    std::copy_n(d.x.data() + rows[i] * d.cols, d.cols, x.data() + i * d.cols);
+  auto m = std::make_unique<xgb::Matrix>(x.data(), rows.size(), d.cols, options.threads);
+  m->set_labels(labels);
+  m->set_feature_names(names);
+  if (options.objective == "ranking") {  // rows are grouped by problem: run lengths
+    std::vector<unsigned> sizes;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (i == 0 || d.rows[rows[i]]->problem != d.rows[rows[i - 1]]->problem) sizes.push_back(0);
+      ++sizes.back();
+    }
+    m->set_groups(sizes);
+  }
+  return m;
+}
+
+void set_params(xgb::Booster& b, const TrainOptions& o) {
+  bool ranking = o.objective == "ranking";
+  b.set_param("objective", ranking ? "rank:pairwise" : "reg:squarederror");
+  b.set_param("eval_metric", ranking ? "ndcg@3" : "rmse");
+  b.set_param("tree_method", "hist");
+  b.set_param("grow_policy", "lossguide");
+  b.set_param("max_leaves", std::to_string(o.max_leaves));
+  b.set_param("max_depth", std::to_string(o.max_depth));
+  b.set_param("eta", std::to_string(o.eta));
+  b.set_param("subsample", std::to_string(o.subsample));
+  b.set_param("colsample_bytree", std::to_string(o.colsample));
+  b.set_param("lambda", std::to_string(o.lambda));
+  b.set_param("alpha", std::to_string(o.alpha));
+  b.set_param("min_child_weight", std::to_string(o.min_child_weight));
+  b.set_param("seed", std::to_string(o.seed));
+  b.set_param("nthread", std::to_string(o.threads));
+  b.set_param("verbosity", "0");
+}
+
+nlohmann::json params_json(const TrainOptions& o) {
+  return {{"objective", o.objective == "ranking" ? "rank:pairwise" : "reg:squarederror"},
+          {"tree_method", "hist"},
+          {"grow_policy", "lossguide"},
+          {"max_leaves", o.max_leaves},
+          {"max_depth", o.max_depth},
+          {"eta", o.eta},
+          {"subsample", o.subsample},
+          {"colsample_bytree", o.colsample},
+          {"lambda", o.lambda},
+          {"alpha", o.alpha},
+          {"min_child_weight", o.min_child_weight},
+          {"trees", o.trees},
+          {"early_stopping", o.early_stopping},
+          {"folds", o.folds},
+          {"seed", o.seed}};
+}
+
+// Predictions back in the target's scale (ranking scores stay scores).
+double to_target_scale(float prediction, const TrainOptions& o) {
+  return o.objective == "regression" ? std::expm1(double(prediction)) : double(prediction);
+}
+
+FoldResult score_rows(const Dataset& d, const std::vector<std::size_t>& rows,
+                      const std::vector<double>& predicted, const std::string& target,
+                      const TrainOptions& o) {
+  FoldResult r;
+  std::vector<double> measured;
+  std::vector<std::string> problems;
+  for (auto i : rows) {
+    measured.push_back(target_value(*d.rows[i], target));
+    problems.push_back(d.rows[i]->problem);
+  }
+  if (o.objective == "regression") {
+    FitMetrics fit = fit_metrics(predicted, measured);
+    r.rmse = fit.rmse;
+    r.r2 = fit.r2;
+  } else {
+    r.rmse = r.r2 = std::nan("");
+  }
+  // Higher score = pick; a regression on latency picks the lowest prediction.
+  std::vector<double> score = predicted;
+  if (o.objective == "regression" && !higher_is_better(target))
+    for (double& s : score) s = -s;
+  auto eff = pick_efficiencies(problems, score, measured, higher_is_better(target));
+  r.valid_rows = rows.size();
+  r.valid_shapes = eff.size();
+  double sum = 0;
+  for (double e : eff) sum += e;
+  r.mean_efficiency = eff.empty() ? std::nan("") : sum / double(eff.size());
+  r.p10_efficiency = percentile(eff, 10);
+  return r;
+}
+
+struct FoldFit {
+  std::vector<float> predictions;
+  int best_trees = 0;
+};
+
+// Boosts on `train` with early stopping on `valid`; predicts `valid` with the best prefix.
+FoldFit fit_fold(const xgb::Matrix& train, const xgb::Matrix& valid, const TrainOptions& o,
+                 Progress& progress, const std::string& label) {
+  xgb::Booster booster({&train, &valid});
+  set_params(booster, o);
+  bool maximize = o.objective == "ranking";
+  double best = 0;
+  int best_round = -1;
+  for (int round = 0; round < o.trees; ++round) {
+    booster.update(round, train);
+    double value = booster.evaluate(round, valid, "valid");
+    if (best_round < 0 || (maximize ? value > best : value < best))
+      best = value, best_round = round;
+    progress.step(label + " round " + std::to_string(round + 1) + "/" + std::to_string(o.trees));
+    if (round - best_round >= o.early_stopping) {
+      progress.skip(o.trees - round - 1);
+      break;
+    }
+  }
+  return {booster.predict(valid, best_round + 1), best_round + 1};
+}
+
+std::string csv_quote(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+nlohmann::json fold_json(const FoldResult& f) {
+  auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
+  return {{"fold", f.fold},
+          {"train_rows", f.train_rows},
+          {"valid_rows", f.valid_rows},
+          {"valid_shapes", f.valid_shapes},
+          {"best_trees", f.best_trees},
+          {"rmse", num(f.rmse)},
+          {"r2", num(f.r2)},
+          {"mean_efficiency", num(f.mean_efficiency)},
+          {"p10_efficiency", num(f.p10_efficiency)}};
+}
+
+std::string timestamp() {
+  std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+// Rows of the dataset with a usable value of `target`.
+std::vector<std::size_t> target_rows(const Dataset& d, const std::string& target) {
+  std::vector<std::size_t> rows;
+  for (std::size_t i = 0; i < d.rows.size(); ++i) {
+    double v = target_value(*d.rows[i], target);
+    if (std::isfinite(v) && v > 0) rows.push_back(i);
+  }
+  if (rows.empty())
+    throw InputError("", 0, "target", "target '" + target + "' has no valid rows (valid and > 0)");
+  return rows;
+}
+
+void cross_validate(const Dataset& d, const std::vector<std::size_t>& rows,
+                    const std::vector<float>& labels, const std::string& target,
+                    const std::vector<std::string>& names, const TrainOptions& o,
+                    Progress& progress, TargetResult& result) {
+  std::vector<std::string> groups;
+  for (auto r : rows) groups.push_back(d.groups[r]);
+  std::vector<int> fold_of = group_k_fold(groups, o.folds);
+  std::vector<double> oof(rows.size());
+  for (int f = 0; f < o.folds; ++f) {
+    std::vector<std::size_t> train_rows, valid_rows, valid_pos;
+    std::vector<float> train_labels, valid_labels;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      bool held_out = fold_of[i] == f;
+      (held_out ? valid_rows : train_rows).push_back(rows[i]);
+      (held_out ? valid_labels : train_labels).push_back(labels[i]);
+      if (held_out) valid_pos.push_back(i);
+    }
+    auto train_m = make_matrix(d, train_rows, train_labels, names, o);
+    auto valid_m = make_matrix(d, valid_rows, valid_labels, names, o);
+    std::string label = target + " fold " + std::to_string(f + 1) + "/" + std::to_string(o.folds);
+    FoldFit fit = fit_fold(*train_m, *valid_m, o, progress, label);
+    std::vector<double> predicted;
+    for (std::size_t i = 0; i < valid_rows.size(); ++i) {
+      predicted.push_back(to_target_scale(fit.predictions[i], o));
+      oof[valid_pos[i]] = predicted.back();
+    }
+    FoldResult fr = score_rows(d, valid_rows, predicted, target, o);
+    fr.fold = f;
+    fr.train_rows = train_rows.size();
+    fr.best_trees = fit.best_trees;
+    result.folds.push_back(fr);
+  }
+  result.overall = score_rows(d, rows, oof, target, o);
+  result.overall.fold = -1;
+  std::string csv = "problem,kernel,fold,predicted,measured\n";
+  char number[64];
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& m = *d.rows[rows[i]];
+    std::snprintf(number, sizeof number, ",%d,%.9g,%.9g\n", fold_of[i], oof[i],
+                  target_value(m, target));
+    csv += csv_quote(m.problem) + "," + csv_quote(m.kernel) + number;
+  }
+  write_file(o.out_dir / ("oof_" + target + ".csv"), csv);
+}
+
+void save_booster(const xgb::Booster& booster, const std::string& target, const TrainOptions& o) {
+  std::string json = booster.save_json();
+  auto base = o.out_dir / ("model_" + target + ".json");
+  std::filesystem::remove(base);
+  std::filesystem::remove(base.string() + ".gz");
+  if (o.compress)
+    write_gzip(base.string() + ".gz", json);
+  else
+    write_file(base, json);
+  nlohmann::json importances = nlohmann::json::object();
+  for (const char* type : {"total_gain", "gain", "weight"})
+    for (const auto& [name, score] : booster.importances(type)) importances[name][type] = score;
+  write_json(o.out_dir / ("feature_importances_" + target + ".json"), importances);
+}
+
+// Continues boosting a warm-start model, or fits a fresh final model on every row.
+void fit_final(const Dataset& d, const std::vector<std::size_t>& rows,
+               const std::vector<float>& labels, const std::string& target,
+               const std::vector<std::string>& names, const TrainOptions& o, Progress& progress,
+               TargetResult& result) {
+  auto all = make_matrix(d, rows, labels, names, o);
+  xgb::Booster booster({all.get()});
+  int rounds = o.trees;
+  if (!o.warm_start.empty()) {
+    auto file = model_file(o.warm_start, target);
+    if (file.empty())
+      throw StorageError((o.warm_start / ("model_" + target + ".json")).string() + ": missing");
+    booster.load(read_file(file));
+    result.previous_trees = booster.boosted_rounds();
+    rounds = o.add_trees;
+  }
+  set_params(booster, o);
+  for (int i = 0; i < rounds; ++i) {
+    booster.update(result.previous_trees + i, *all);
+    progress.step(target + " final model round " + std::to_string(i + 1) + "/" +
+                  std::to_string(rounds));
+  }
+  result.trees = booster.boosted_rounds();
+  save_booster(booster, target, o);
+}
+
+// A warm start continues the same feature list and objective, or refuses.
+void check_warm_start(const FeatureSpec& previous, const features::Schema& schema,
+                      const TrainOptions& o) {
+  std::string where = (o.warm_start / "feature_spec.json").string();
+  if (previous.op != o.op)
+    throw InputError(where, 0, "op", "model is for '" + previous.op + "', not '" + o.op + "'");
+  if (previous.objective != o.objective)
+    throw InputError(
+        where, 0, "objective",
+        "model was trained with '" + previous.objective + "', not '" + o.objective + "'");
+  if (previous.features != schema.features) {
+    std::string only_model, only_engine;
+    for (const auto& f : previous.features)
+      if (std::find(schema.features.begin(), schema.features.end(), f) == schema.features.end())
+        only_model += " " + f;
+    for (const auto& f : schema.features)
+      if (std::find(previous.features.begin(), previous.features.end(), f) ==
+          previous.features.end())
+        only_engine += " " + f;
+    throw InputError(where, 0, "feature_names",
+                     "warm start needs the same feature list as the model (schema '" +
+                         previous.schema + "' vs '" + schema.name +
+                         "'; only in the model:" + (only_model.empty() ? " -" : only_model) +
+                         "; only in the new data:" + (only_engine.empty() ? " -" : only_engine) +
+                         (only_model.empty() && only_engine.empty() ? "; order differs" : "") +
+                         ")");
+  }
+}
+
+void write_manifest(const TrainResult& r, const TrainOptions& o, const Dataset& d) {
+  nlohmann::json trees = nlohmann::json::object();
+  for (const auto& t : r.targets)
+    trees[t.target] = {
+        {"previous", t.previous_trees}, {"new", t.trees - t.previous_trees}, {"total", t.trees}};
+  nlohmann::json manifest = {
+      {"format_version", kModelFormatVersion},
+      {"kselect_version", KSELECT_VERSION},
+      {"warm_start_from",
+       o.warm_start.empty() ? nlohmann::json() : nlohmann::json(o.warm_start.string())},
+      {"trees", trees},
+      {"data_rows", d.data_rows},
+      {"valid_rows", d.rows.size()},
+      {"unique_shapes", d.unique_shapes},
+      {"timestamp", timestamp()},
+      {"data_source", o.data_source},
+      {"threads", o.threads}};
+  write_json(o.out_dir / "train_manifest.json", manifest);
+}
+
+}  // namespace
+
+nlohmann::json TrainResult::to_json() const {
+  nlohmann::json j = {{"dir", dir.string()},
+                      {"data_rows", data_rows},
+                      {"valid_rows", valid_rows},
+                      {"unique_shapes", unique_shapes},
+                      {"targets", nlohmann::json::array()}};
+  for (const auto& t : targets) {
+    nlohmann::json folds = nlohmann::json::array();
+    for (const auto& f : t.folds) folds.push_back(fold_json(f));
+    j["targets"].push_back(
+        {{"target", t.target},
+         {"rows", t.rows},
+         {"trees", t.trees},
+         {"previous_trees", t.previous_trees},
+         {"folds", folds},
+         {"overall", t.folds.empty() ? nlohmann::json() : fold_json(t.overall)}});
+  }
+  return j;
+}
+
+TrainResult train(const std::vector<data::Measurement>& measurements, const TrainOptions& options) {
+  TrainOptions o = options;
+  if (o.objective != "regression" && o.objective != "ranking")
+    throw InputError("", 0, "objective",
+                     "unknown objective '" + o.objective + "' (expected regression or ranking)");
+  if (o.out_dir.empty()) throw InputError("", 0, "out", "no output model directory given");
+  if (o.trees < 1 || o.folds < 2 || o.threads < 1)
+    throw InputError("", 0, "", "--trees and --threads must be >= 1, --folds >= 2");
+  auto engine = features::make_engine(o.op, o.hardware);
+  FeatureSpec previous;
+  if (!o.warm_start.empty()) {
+    previous = FeatureSpec::load(o.warm_start);
+    if (o.schema.empty()) o.schema = previous.schema;
+    if (o.dtype.empty() && previous.dtype != "any") o.dtype = previous.dtype;
+    o.targets = previous.targets;
+    if (o.add_trees < 1)
+      throw InputError("", 0, "add-trees", "a warm start needs --add-trees >= 1");
+  }
+  if (o.schema.empty()) o.schema = engine->default_schema();
+  const features::Schema& schema = engine->schema(o.schema);
+  if (!o.warm_start.empty()) check_warm_start(previous, schema, o);
+  for (const auto& t : o.targets) target_value({}, t);  // validates the names
+
+  Dataset d = build_dataset(measurements, o, *engine, schema);
+  if (!o.warm_start.empty() && previous.dtype != "any" && d.dtype != previous.dtype)
+    throw InputError("", 0, "dtype",
+                     "warm start model is for " + previous.dtype + ", data is " + d.dtype);
+  std::filesystem::create_directories(o.out_dir);
+
+  bool cv = o.warm_start.empty();
+  long per_target = cv ? long(o.folds + 1) * o.trees : o.add_trees;
+  Progress progress(o, per_target * long(o.targets.size()));
+  TrainResult result;
+  result.dir = o.out_dir;
+  result.data_rows = d.data_rows;
+  result.valid_rows = d.rows.size();
+  result.unique_shapes = d.unique_shapes;
+  for (const auto& target : o.targets) {
+    TargetResult tr;
+    tr.target = target;
+    auto rows = target_rows(d, target);
+    tr.rows = rows.size();
+    auto labels = make_labels(d, rows, target, o.objective);
+    if (cv) cross_validate(d, rows, labels, target, schema.features, o, progress, tr);
+    fit_final(d, rows, labels, target, schema.features, o, progress, tr);
+    nlohmann::json folds = nlohmann::json::array();
+    for (const auto& f : tr.folds) folds.push_back(fold_json(f));
+    if (cv)
+      write_json(o.out_dir / ("cv_metrics_" + target + ".json"),
+                 {{"target", target},
+                  {"objective", o.objective},
+                  {"folds", folds},
+                  {"overall", fold_json(tr.overall)}});
+    result.targets.push_back(std::move(tr));
+  }
+  FeatureSpec spec;
+  spec.op = o.op;
+  spec.dtype = d.dtype;
+  spec.hardware = o.hardware;
+  spec.schema = schema.name;
+  spec.features = schema.features;
+  spec.categorical = schema.categorical;
+  spec.targets = o.targets;
+  spec.log_targets = o.objective == "regression" ? o.targets : std::vector<std::string>{};
+  spec.objective = o.objective;
+  spec.params = params_json(o);
+  spec.save(o.out_dir);
+  write_manifest(result, o, d);
+  progress.finish();
+  return result;
+}
+
+}  // namespace kselect::model

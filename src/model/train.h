@@ -1,0 +1,85 @@
+#pragma once
+// Training API: measurements in, model directory out (docs/model-format.md).
+//
+//   model::TrainOptions opt;
+//   opt.out_dir = "models/gemm_fp32";
+//   model::TrainResult r = model::train(measurements, opt);
+//
+// For each target: GroupKFold cross-validation keyed on the problem shape (early stopping per
+// fold), out-of-fold predictions written to oof_<target>.csv, then a final model on all rows.
+// With warm_start set, boosting continues from that directory's models on the new data instead
+// (no cross-validation).
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/hardware.h"
+#include "data/measurement.h"
+
+namespace kselect::model {
+
+struct TrainOptions {
+  std::string op = "gemm";
+  std::string dtype;   // train on this dtype only; "" = every dtype in the data
+  std::string schema;  // feature schema; "" = the engine's default (kselect)
+  std::vector<std::string> targets = {"tflops"};  // tflops, latency, bandwidth
+  std::string objective = "regression";           // or "ranking" (pairwise, problem = query)
+  int folds = 5;
+  int trees = 500;
+  int early_stopping = 50;  // rounds without improvement on the held-out fold
+  int threads = 2;
+  int max_leaves = 127;
+  int max_depth = 12;
+  double eta = 0.05;
+  double subsample = 0.8;
+  double colsample = 0.8;
+  double lambda = 1.0;
+  double alpha = 0.1;
+  double min_child_weight = 20;
+  int seed = 0;
+  bool compress = false;  // write model_<target>.json.gz
+  std::filesystem::path out_dir;
+  std::filesystem::path warm_start;            // model directory to continue from
+  int add_trees = 0;                           // rounds added by a warm start
+  std::string data_source;                     // recorded in train_manifest.json
+  HardwareProfile hardware = host_hardware();  // fills the hw_* features
+  bool progress = false;                       // progress line with ETA on stderr
+};
+
+struct FoldResult {
+  int fold = 0;
+  std::size_t train_rows = 0, valid_rows = 0, valid_shapes = 0;
+  int best_trees = 0;
+  double rmse = 0, r2 = 0;  // target scale; NaN for ranking
+  double mean_efficiency = 0, p10_efficiency = 0;
+};
+
+struct TargetResult {
+  std::string target;
+  std::vector<FoldResult> folds;
+  FoldResult overall;  // over all out-of-fold predictions
+  int trees = 0;       // of the final model
+  int previous_trees = 0;
+  std::size_t rows = 0;
+};
+
+struct TrainResult {
+  std::filesystem::path dir;
+  std::size_t data_rows = 0, valid_rows = 0, unique_shapes = 0;
+  std::vector<TargetResult> targets;
+  nlohmann::json to_json() const;
+};
+
+// Throws InputError for unusable data (no rows for the op or dtype, a target without valid
+// rows, fewer shapes than folds, warm start from a different feature list) and StorageError
+// when the model directory cannot be read or written.
+TrainResult train(const std::vector<data::Measurement>& measurements, const TrainOptions& options);
+
+// The measured value of `target` ("tflops", "latency" = median ms, "bandwidth" = GB/s).
+double target_value(const data::Measurement& m, const std::string& target);
+bool higher_is_better(const std::string& target);
+const std::vector<std::string>& target_names();
+
+}  // namespace kselect::model

@@ -1,0 +1,111 @@
+#include "model/xgboost.h"
+
+#include <xgboost/c_api.h>
+
+#include <limits>
+#include <stdexcept>
+
+namespace kselect::model::xgb {
+
+namespace {
+void check(int rc) {
+  if (rc != 0) throw std::runtime_error(std::string("XGBoost: ") + XGBGetLastError());
+}
+}  // namespace
+
+Matrix::Matrix(const float* data, std::size_t rows, std::size_t cols, int threads) {
+  check(XGDMatrixCreateFromMat_omp(data, rows, cols, std::numeric_limits<float>::quiet_NaN(),
+                                   &handle_, threads));
+}
+
+Matrix::~Matrix() {
+  XGDMatrixFree(handle_);
+}
+
+void Matrix::set_labels(const std::vector<float>& labels) {
+  check(XGDMatrixSetFloatInfo(handle_, "label", labels.data(), labels.size()));
+}
+
+void Matrix::set_groups(const std::vector<unsigned>& sizes) {
+  check(XGDMatrixSetUIntInfo(handle_, "group", sizes.data(), sizes.size()));
+}
+
+void Matrix::set_feature_names(const std::vector<std::string>& names) {
+  std::vector<const char*> c_names;
+  for (const auto& n : names) c_names.push_back(n.c_str());
+  check(XGDMatrixSetStrFeatureInfo(handle_, "feature_name", c_names.data(), c_names.size()));
+}
+
+Booster::Booster(const std::vector<const Matrix*>& cache) {
+  std::vector<DMatrixHandle> handles;
+  for (const Matrix* m : cache) handles.push_back(m->handle());
+  check(XGBoosterCreate(handles.data(), handles.size(), &handle_));
+}
+
+Booster::~Booster() {
+  XGBoosterFree(handle_);
+}
+
+void Booster::set_param(const std::string& name, const std::string& value) {
+  check(XGBoosterSetParam(handle_, name.c_str(), value.c_str()));
+}
+
+void Booster::update(int iteration, const Matrix& train) {
+  check(XGBoosterUpdateOneIter(handle_, iteration, train.handle()));
+}
+
+double Booster::evaluate(int iteration, const Matrix& data, const std::string& name) {
+  DMatrixHandle handles[] = {data.handle()};
+  const char* names[] = {name.c_str()};
+  const char* result = nullptr;
+  check(XGBoosterEvalOneIter(handle_, iteration, handles, names, 1, &result));
+  // "[12]\tvalid-rmse:0.1234": the value after the last ':'.
+  std::string text(result);
+  auto colon = text.rfind(':');
+  if (colon == std::string::npos)
+    throw std::runtime_error("XGBoost: unexpected eval output " + text);
+  return std::stod(text.substr(colon + 1));
+}
+
+std::vector<float> Booster::predict(const Matrix& data, int tree_end) const {
+  std::string config = R"({"type": 0, "training": false, "iteration_begin": 0, "iteration_end": )" +
+                       std::to_string(tree_end) + R"(, "strict_shape": false})";
+  const bst_ulong* shape = nullptr;
+  bst_ulong dim = 0;
+  const float* result = nullptr;
+  check(XGBoosterPredictFromDMatrix(handle_, data.handle(), config.c_str(), &shape, &dim, &result));
+  bst_ulong n = 1;
+  for (bst_ulong i = 0; i < dim; ++i) n *= shape[i];
+  return std::vector<float>(result, result + n);
+}
+
+int Booster::boosted_rounds() const {
+  int rounds = 0;
+  check(XGBoosterBoostedRounds(handle_, &rounds));
+  return rounds;
+}
+
+std::string Booster::save_json() const {
+  bst_ulong len = 0;
+  const char* data = nullptr;
+  check(XGBoosterSaveModelToBuffer(handle_, R"({"format": "json"})", &len, &data));
+  return std::string(data, len);
+}
+
+void Booster::load(const std::string& bytes) {
+  check(XGBoosterLoadModelFromBuffer(handle_, bytes.data(), bytes.size()));
+}
+
+std::vector<std::pair<std::string, double>> Booster::importances(const std::string& type) const {
+  std::string config = R"({"importance_type": ")" + type + R"("})";
+  bst_ulong n_features = 0, dim = 0;
+  const char** names = nullptr;
+  const bst_ulong* shape = nullptr;
+  const float* scores = nullptr;
+  check(XGBoosterFeatureScore(handle_, config.c_str(), &n_features, &names, &dim, &shape, &scores));
+  std::vector<std::pair<std::string, double>> out;
+  for (bst_ulong i = 0; i < n_features; ++i) out.emplace_back(names[i], scores[i]);
+  return out;
+}
+
+}  // namespace kselect::model::xgb

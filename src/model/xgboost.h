@@ -1,0 +1,51 @@
+#pragma once
+// Thin RAII layer over XGBoost's C API, used only for training (selection never needs it).
+// Every failing call throws std::runtime_error with XGBoost's last error message.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kselect::model::xgb {
+
+class Matrix {
+ public:
+  // Dense row-major floats; NaN marks a missing value.
+  Matrix(const float* data, std::size_t rows, std::size_t cols, int threads);
+  ~Matrix();
+  Matrix(const Matrix&) = delete;
+  Matrix& operator=(const Matrix&) = delete;
+
+  void set_labels(const std::vector<float>& labels);
+  // Sizes of consecutive query groups (ranking objectives).
+  void set_groups(const std::vector<unsigned>& sizes);
+  void set_feature_names(const std::vector<std::string>& names);
+  void* handle() const { return handle_; }
+
+ private:
+  void* handle_ = nullptr;
+};
+
+class Booster {
+ public:
+  explicit Booster(const std::vector<const Matrix*>& cache = {});
+  ~Booster();
+  Booster(const Booster&) = delete;
+  Booster& operator=(const Booster&) = delete;
+
+  void set_param(const std::string& name, const std::string& value);
+  void update(int iteration, const Matrix& train);
+  // Value of the (last) evaluation metric on `data` after `iteration`.
+  double evaluate(int iteration, const Matrix& data, const std::string& name);
+  // Predictions using trees [0, tree_end) (0: all trees).
+  std::vector<float> predict(const Matrix& data, int tree_end = 0) const;
+  int boosted_rounds() const;
+  std::string save_json() const;
+  void load(const std::string& bytes);  // JSON model text
+  // Total gain per feature name (features never used in a split are absent).
+  std::vector<std::pair<std::string, double>> importances(const std::string& type) const;
+
+ private:
+  void* handle_ = nullptr;
+};
+
+}  // namespace kselect::model::xgb

@@ -1,0 +1,332 @@
+#include "ops/gemm/features.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+
+namespace kselect::gemm {
+
+namespace {
+
+// CK's first 43 features (problem, kernel, interaction), in CK's order.
+const std::vector<std::string> kCkCore = {"M",
+                                          "N",
+                                          "K",
+                                          "split_k",
+                                          "log2_M",
+                                          "log2_N",
+                                          "log2_K",
+                                          "log2_MNK",
+                                          "arithmetic_intensity",
+                                          "aspect_ratio_mn",
+                                          "aspect_ratio_mk",
+                                          "aspect_ratio_nk",
+                                          "layout",
+                                          "tile_m",
+                                          "tile_n",
+                                          "tile_k",
+                                          "warp_m",
+                                          "warp_n",
+                                          "warp_k",
+                                          "warp_tile_m",
+                                          "warp_tile_n",
+                                          "warp_tile_k",
+                                          "pipeline",
+                                          "scheduler",
+                                          "epilogue",
+                                          "pad_m",
+                                          "pad_n",
+                                          "pad_k",
+                                          "persistent",
+                                          "num_warps",
+                                          "tile_volume",
+                                          "tile_mn",
+                                          "lds_usage_estimate",
+                                          "lds_usage_ratio",
+                                          "num_tiles_m",
+                                          "num_tiles_n",
+                                          "num_tiles_k",
+                                          "total_output_tiles",
+                                          "tile_eff_m",
+                                          "tile_eff_n",
+                                          "tile_eff_k",
+                                          "overall_tile_efficiency",
+                                          "cu_utilization"};
+
+// The 17 features CK's 72-feature version inserts after cu_utilization.
+const std::vector<std::string> kCk72Additions = {"ratio_M_to_tile_m",
+                                                 "ratio_N_to_tile_n",
+                                                 "ratio_K_to_tile_k",
+                                                 "problem_smaller_than_tile_m",
+                                                 "problem_smaller_than_tile_n",
+                                                 "problem_smaller_than_tile_k",
+                                                 "any_dim_too_small",
+                                                 "needs_padding_m",
+                                                 "needs_padding_n",
+                                                 "needs_padding_k",
+                                                 "has_padding_when_needed_m",
+                                                 "has_padding_when_needed_n",
+                                                 "has_padding_when_needed_k",
+                                                 "missing_required_padding_m",
+                                                 "missing_required_padding_n",
+                                                 "missing_required_padding_k",
+                                                 "missing_any_required_padding"};
+
+// kselect's CPU features (docs/features.md says why each exists).
+const std::vector<std::string> kCpuAdditions = {"bytes_per_element",
+                                                "a_row_major",
+                                                "b_row_major",
+                                                "tile_util_m",
+                                                "tile_util_n",
+                                                "tile_util_k",
+                                                "padded_work_efficiency",
+                                                "micro_util_m",
+                                                "micro_util_n",
+                                                "micro_tiles_per_block",
+                                                "accumulator_vectors",
+                                                "tasks",
+                                                "tasks_per_core",
+                                                "wave_quantization_efficiency",
+                                                "k_tiles_per_task",
+                                                "l1_panel_ratio",
+                                                "l2_block_ratio",
+                                                "log2_total_output_tiles",
+                                                "log2_flops_per_task"};
+
+constexpr int kFullCount = 43 + 17 + 12 + 19;
+
+const std::vector<std::string> kCategorical = {"layout", "pipeline", "scheduler", "epilogue"};
+
+std::vector<std::string> concat(std::initializer_list<const std::vector<std::string>*> parts) {
+  std::vector<std::string> out;
+  for (const auto* p : parts) out.insert(out.end(), p->begin(), p->end());
+  return out;
+}
+
+std::vector<std::string> hardware_names() {
+  const auto& hw = features::hardware_feature_names();
+  return {hw.begin(), hw.end()};
+}
+
+const std::vector<features::Schema>& schemas() {
+  static const std::vector<std::string> hw = hardware_names();
+  static const std::vector<features::Schema> all = {
+      {"kselect", concat({&kCkCore, &kCk72Additions, &hw, &kCpuAdditions}), kCategorical},
+      {"ck72", concat({&kCkCore, &kCk72Additions, &hw}), kCategorical},
+      {"ck55", concat({&kCkCore, &hw}), kCategorical},
+  };
+  return all;
+}
+
+const std::vector<std::string>& full_names() {
+  return schemas().front().features;
+}
+
+double ceil_div(double a, double b) {
+  return std::ceil(a / std::max(b, 1.0));
+}
+// CK's tile efficiency: the fill of the last tile, 1 when the tile divides the dimension.
+double ck_tile_eff(double dim, double tile) {
+  double rem = std::fmod(dim, tile);
+  return rem > 0 ? rem / tile : 1.0;
+}
+// Useful fraction of the padded extent: dim / (tiles * tile).
+double fill(double dim, double tile) {
+  return dim / (ceil_div(dim, tile) * tile);
+}
+double flag(bool b) {
+  return b ? 1.0 : 0.0;
+}
+
+// All features of one (problem, kernel) pair in the full `kselect` order.
+void compute_row(const GemmProblem& p, const GemmConfig& c, const features::HardwareFeatures& hw,
+                 double* v) {
+  const double m = double(p.m), n = double(p.n), k = double(p.k), sk = double(p.split_k);
+  const double bpe = bytes_per_element(p.dtype);
+  const double tm = c.tile_m, tn = c.tile_n, tk = c.tile_k;
+  const double wtm = c.warp_tile_m, wtn = c.warp_tile_n, wtk = c.warp_tile_k;
+  const double mnk = m * n * k;
+  const double lds = (tm * tk + tn * tk) * bpe;
+  // CK halves the LDS budget of compv4 (double-buffered panels).
+  const double lds_cap = c.pipeline == Pipeline::kCompV4 ? hw.lds_capacity / 2 : hw.lds_capacity;
+  const double tiles_m = ceil_div(m, tm), tiles_n = ceil_div(n, tn), tiles_k = ceil_div(k, tk);
+  const double out_tiles = tiles_m * tiles_n;
+  const bool need_m = std::fmod(m, tm) != 0, need_n = std::fmod(n, tn) != 0,
+             need_k = std::fmod(k, tk) != 0;
+  const bool miss_m = need_m && !c.pad_m, miss_n = need_n && !c.pad_n, miss_k = need_k && !c.pad_k;
+  const double eff_m = ck_tile_eff(m, tm), eff_n = ck_tile_eff(n, tn), eff_k = ck_tile_eff(k, tk);
+  const double tasks = out_tiles * sk;
+  const double rounds = ceil_div(tasks, hw.num_cus);
+  const double lanes = std::max(hw.wavefront_size, 1.0);
+
+  const double values[] = {
+      // CK core (43)
+      m,
+      n,
+      k,
+      sk,
+      std::log2(std::max(m, 1.0)),
+      std::log2(std::max(n, 1.0)),
+      std::log2(std::max(k, 1.0)),
+      std::log2(std::max(mnk, 1.0)),
+      2.0 * mnk / std::max((m * k + k * n + m * n) * bpe, 1.0),
+      m / std::max(n, 1.0),
+      m / std::max(k, 1.0),
+      n / std::max(k, 1.0),
+      double(int(p.layout)),
+      tm,
+      tn,
+      tk,
+      double(c.warp_m),
+      double(c.warp_n),
+      double(c.warp_k),
+      wtm,
+      wtn,
+      wtk,
+      double(int(c.pipeline)),
+      double(int(c.scheduler)),
+      double(int(c.epilogue)),
+      flag(c.pad_m),
+      flag(c.pad_n),
+      flag(c.pad_k),
+      flag(c.persistent),
+      double(c.num_warps()),
+      tm * tn * tk,
+      tm * tn,
+      lds,
+      lds / std::max(lds_cap, 1.0),
+      tiles_m,
+      tiles_n,
+      tiles_k,
+      out_tiles,
+      eff_m,
+      eff_n,
+      eff_k,
+      eff_m * eff_n * eff_k,
+      out_tiles / std::max(hw.num_cus, 1.0),
+      // CK 72 additions (17)
+      m / tm,
+      n / tn,
+      k / tk,
+      flag(m < tm),
+      flag(n < tn),
+      flag(k < tk),
+      flag(m < tm || n < tn || k < tk),
+      flag(need_m),
+      flag(need_n),
+      flag(need_k),
+      flag(need_m && c.pad_m),
+      flag(need_n && c.pad_n),
+      flag(need_k && c.pad_k),
+      flag(miss_m),
+      flag(miss_n),
+      flag(miss_k),
+      flag(miss_m || miss_n || miss_k),
+      // hardware (12)
+      hw.num_cus,
+      hw.simds_per_cu,
+      hw.total_simds,
+      hw.shader_engines,
+      hw.max_clock_mhz,
+      hw.max_waves_per_cu,
+      hw.wavefront_size,
+      hw.lds_capacity,
+      hw.l1_kb,
+      hw.l2_kb,
+      hw.l3_kb,
+      hw.num_xcd,
+      // CPU additions
+      bpe,
+      flag(a_row_major(p.layout)),
+      flag(b_row_major(p.layout)),
+      fill(m, tm),
+      fill(n, tn),
+      fill(k, tk),
+      fill(m, tm) * fill(n, tn) * fill(k, tk),
+      fill(m, wtm),
+      fill(n, wtn),
+      ceil_div(tm, wtm) * ceil_div(tn, wtn),
+      std::ceil(wtm * wtn / lanes),
+      tasks,
+      rounds,
+      tasks / (rounds * std::max(hw.num_cus, 1.0)),
+      ceil_div(k / sk, tk),
+      (wtm + wtn) * tk * bpe / std::max(hw.l1_kb * 1024.0, 1.0),
+      lds / std::max(hw.l2_kb * 1024.0, 1.0),
+      std::log2(std::max(out_tiles, 1.0)),
+      std::log2(std::max(2.0 * mnk / std::max(tasks, 1.0), 1.0)),
+  };
+  static_assert(std::size(values) == kFullCount);
+  std::copy(std::begin(values), std::end(values), v);
+}
+
+}  // namespace
+
+GemmFeatureEngine::GemmFeatureEngine(const HardwareProfile& hardware)
+    : hardware_(hardware), hw_(features::hardware_features(hardware)) {}
+
+std::vector<std::string> GemmFeatureEngine::schema_names() const {
+  std::vector<std::string> names;
+  for (const auto& s : schemas()) names.push_back(s.name);
+  return names;
+}
+
+const std::string& GemmFeatureEngine::default_schema() const {
+  return schemas().front().name;
+}
+
+const features::Schema& GemmFeatureEngine::schema(std::string_view name) const {
+  for (const auto& s : schemas())
+    if (s.name == name) return s;
+  throw InputError(
+      "", 0, "schema",
+      "unknown GEMM feature schema '" + std::string(name) + "' (known: kselect, ck72, ck55)");
+}
+
+const std::vector<std::string>& GemmFeatureEngine::all_features() const {
+  return full_names();
+}
+
+namespace {
+struct GemmKernelBlock : features::KernelBlock {
+  std::vector<GemmConfig> configs;
+  std::size_t size() const override { return configs.size(); }
+};
+}  // namespace
+
+std::unique_ptr<features::KernelBlock> GemmFeatureEngine::prepare(
+    std::span<const std::string> kernels) const {
+  auto block = std::make_unique<GemmKernelBlock>();
+  block->configs.reserve(kernels.size());
+  for (const auto& name : kernels) block->configs.push_back(GemmConfig::parse_name(name));
+  return block;
+}
+
+void GemmFeatureEngine::extract_configs(const GemmProblem& problem,
+                                        std::span<const GemmConfig> configs,
+                                        std::span<const int> columns, float* out) const {
+  double row[kFullCount];
+  for (const GemmConfig& c : configs) {
+    compute_row(problem, c, hw_, row);
+    for (int col : columns) *out++ = float(row[col]);
+  }
+}
+
+void GemmFeatureEngine::extract_rows(std::string_view problem, const features::KernelBlock& kernels,
+                                     std::span<const int> columns, float* out) const {
+  const auto& block = dynamic_cast<const GemmKernelBlock&>(kernels);
+  extract_configs(GemmProblem::parse(problem, "problem"), block.configs, columns, out);
+}
+
+std::string GemmFeatureEngine::group_key(std::string_view problem) const {
+  GemmProblem p = GemmProblem::parse(problem, "problem");
+  return std::to_string(p.m) + "," + std::to_string(p.n) + "," + std::to_string(p.k) + "," +
+         std::to_string(p.split_k);
+}
+
+std::string GemmFeatureEngine::dtype(std::string_view problem) const {
+  return std::string(to_string(GemmProblem::parse(problem, "problem").dtype));
+}
+
+}  // namespace kselect::gemm

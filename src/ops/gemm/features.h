@@ -1,0 +1,43 @@
+#pragma once
+// The GEMM feature engine: CK's `ck55` and `ck72` schemas (names, order, formulas and codes as
+// CK defines them) and kselect's default `kselect` schema (ck72 plus CPU features, see
+// docs/features.md). Layout codes come from the Layout enum (rcr=0, rrr=1, crr=2, ccr=3),
+// pipeline codes from the Pipeline enum: one definition for training and selection.
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "features/engine.h"
+#include "features/hardware_features.h"
+#include "ops/gemm/config.h"
+#include "ops/gemm/problem.h"
+
+namespace kselect::gemm {
+
+class GemmFeatureEngine : public features::FeatureEngine {
+ public:
+  explicit GemmFeatureEngine(const HardwareProfile& hardware);
+
+  std::string_view op() const override { return "gemm"; }
+  std::vector<std::string> schema_names() const override;
+  const std::string& default_schema() const override;
+  const features::Schema& schema(std::string_view name) const override;
+  const HardwareProfile& hardware() const override { return hardware_; }
+  const std::vector<std::string>& all_features() const override;
+  std::unique_ptr<features::KernelBlock> prepare(
+      std::span<const std::string> kernels) const override;
+  void extract_rows(std::string_view problem, const features::KernelBlock& kernels,
+                    std::span<const int> columns, float* out) const override;
+  std::string group_key(std::string_view problem) const override;
+  std::string dtype(std::string_view problem) const override;
+
+  // The typed path under extract_rows(): rows of `columns` (indices into all_features()).
+  void extract_configs(const GemmProblem& problem, std::span<const GemmConfig> configs,
+                       std::span<const int> columns, float* out) const;
+
+ private:
+  HardwareProfile hardware_;
+  features::HardwareFeatures hw_;
+};
+
+}  // namespace kselect::gemm

@@ -1,0 +1,13 @@
+#include "select/candidates.h"
+
+namespace kselect::select {
+
+std::vector<std::string> supported_kernels(const Operation& op, std::string_view rule_set,
+                                           std::string_view problem) {
+  std::vector<std::string> out;
+  for (auto& kernel : op.kernel_names(rule_set, KeyValues{}))
+    if (op.unsupported_reason(kernel, problem).empty()) out.push_back(std::move(kernel));
+  return out;
+}
+
+}  // namespace kselect::select

@@ -1,0 +1,102 @@
+#include "select/ranker.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/error.h"
+
+namespace kselect::select {
+
+Ranker Ranker::load(const std::filesystem::path& dir, const HardwareProfile& hardware) {
+  Ranker r;
+  r.spec_ = model::FeatureSpec::load(dir);
+  r.engine_ = features::make_engine(r.spec_.op, hardware);
+  r.all_columns_.resize(r.engine_->all_features().size());
+  std::iota(r.all_columns_.begin(), r.all_columns_.end(), 0);
+  std::vector<int> mapping =
+      r.engine_->columns_of(r.spec_.features, "model " + (dir / "feature_spec.json").string());
+  for (const auto& target : r.spec_.targets) {
+    auto file = model::model_file(dir, target);
+    if (file.empty())
+      throw StorageError((dir / ("model_" + target + ".json")).string() +
+                         ": missing (listed in feature_spec.json targets)");
+    TargetModel m{target, model::Forest::load(file), r.spec_.is_log(target)};
+    if (m.forest.num_features() > int(mapping.size()))
+      throw StorageError(file.string() + ": reads feature " +
+                         std::to_string(m.forest.num_features() - 1) +
+                         " but feature_spec.json lists " + std::to_string(mapping.size()));
+    m.forest.remap_features(mapping);
+    r.models_.push_back(std::move(m));
+  }
+  if (r.models_.empty()) throw StorageError(dir.string() + ": feature_spec.json lists no targets");
+  for (std::size_t i = 0; i < r.models_.size(); ++i)
+    if (r.models_[i].target == "tflops") r.primary_ = int(i);
+  return r;
+}
+
+bool Ranker::has_target(const std::string& target) const {
+  return std::any_of(models_.begin(), models_.end(), [&](auto& m) { return m.target == target; });
+}
+
+std::unique_ptr<features::KernelBlock> Ranker::prepare(std::span<const std::string> kernels) const {
+  return engine_->prepare(kernels);
+}
+
+void Ranker::check_dtype(std::string_view problem) const {
+  if (spec_.dtype == "any") return;
+  std::string dtype = engine_->dtype(problem);
+  if (dtype != spec_.dtype)
+    throw InputError("", 0, "dtype",
+                     "the model was trained on " + spec_.dtype + " data; the problem is " + dtype);
+}
+
+void Ranker::predict(const TargetModel& m, std::size_t rows, std::vector<float>& raw) const {
+  raw.resize(rows);
+  m.forest.predict(rows_.data(), rows, all_columns_.size(), raw.data());
+}
+
+void Ranker::score(std::string_view problem, const features::KernelBlock& kernels,
+                   std::vector<double>& out) const {
+  check_dtype(problem);
+  const std::size_t n = kernels.size();
+  rows_.resize(n * all_columns_.size());
+  engine_->extract_rows(problem, kernels, all_columns_, rows_.data());
+  thread_local std::vector<float> raw;
+  const TargetModel& m = models_[primary_];
+  predict(m, n, raw);
+  out.resize(n);
+  // log1p and expm1 are monotonic, so the raw margin orders like the prediction; latency
+  // is better when lower.
+  double sign = m.target == "latency" ? -1.0 : 1.0;
+  for (std::size_t i = 0; i < n; ++i) out[i] = sign * double(raw[i]);
+}
+
+std::vector<Scored> Ranker::rank(std::string_view problem, const features::KernelBlock& kernels,
+                                 std::span<const std::string> names) const {
+  if (names.size() != kernels.size())
+    throw InputError("kernel names and prepared block differ in size");
+  std::vector<double> scores;
+  score(problem, kernels, scores);  // also fills rows_
+  std::vector<Scored> out(names.size());
+  for (std::size_t i = 0; i < names.size(); ++i) out[i].kernel = names[i], out[i].score = scores[i];
+  std::vector<float> raw;
+  for (const auto& m : models_) {
+    if (spec_.objective != "regression") break;  // ranking scores have no unit
+    predict(m, names.size(), raw);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      double value = m.log ? std::expm1(double(raw[i])) : double(raw[i]);
+      if (m.target == "tflops") out[i].tflops = value;
+      if (m.target == "latency") out[i].latency_ms = value;
+      if (m.target == "bandwidth") out[i].bandwidth_gb_s = value;
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.score > b.score; });
+  return out;
+}
+
+std::vector<Scored> Ranker::rank(std::string_view problem,
+                                 std::span<const std::string> kernels) const {
+  return rank(problem, *prepare(kernels), kernels);
+}
+
+}  // namespace kselect::select

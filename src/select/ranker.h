@@ -1,0 +1,76 @@
+#pragma once
+// Selection API: ranks candidate kernels for a problem with a trained model directory, without
+// XGBoost (forests are compiled into flat arrays at load time).
+//
+//   auto ranker = select::Ranker::load("models/gemm_fp32");
+//   auto block = ranker.prepare(kernel_names);          // once per candidate set
+//   auto ranked = ranker.rank("m=128,n=1536,k=7168,layout=rcr,dtype=fp32", *block);
+//   ranked.front().kernel;                              // the pick
+//
+// Model columns are mapped by name onto the engine's features when loading, so a model trained
+// on ck55, ck72 or an older list runs on today's engine; a model needing a feature the engine
+// does not produce fails to load with the missing names.
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/hardware.h"
+#include "features/engine.h"
+#include "model/feature_spec.h"
+#include "model/forest.h"
+
+namespace kselect::select {
+
+struct Scored {
+  std::string kernel;
+  double score = 0;              // higher is better: what the ranking sorts by
+  double tflops = std::nan("");  // predicted, when the model has a tflops regression
+  double latency_ms = std::nan("");
+  double bandwidth_gb_s = std::nan("");
+};
+
+// Not thread-safe (it reuses a scratch buffer): use one Ranker per thread.
+class Ranker {
+ public:
+  // Loads feature_spec.json and model_<target>.json[.gz] from `dir`; hw_* features come from
+  // `hardware`. StorageError for a missing or corrupt file, InputError for missing features.
+  static Ranker load(const std::filesystem::path& dir,
+                     const HardwareProfile& hardware = host_hardware());
+
+  const model::FeatureSpec& spec() const { return spec_; }
+  const features::FeatureEngine& engine() const { return *engine_; }
+  bool has_target(const std::string& target) const;
+
+  // Parses kernel names once (reuse the block across problems).
+  std::unique_ptr<features::KernelBlock> prepare(std::span<const std::string> kernels) const;
+  // Every kernel of `kernels` scored and sorted best first (ties keep the input order).
+  // Throws InputError when the problem's dtype differs from the model's.
+  std::vector<Scored> rank(std::string_view problem, const features::KernelBlock& kernels,
+                           std::span<const std::string> names) const;
+  std::vector<Scored> rank(std::string_view problem, std::span<const std::string> kernels) const;
+  // Scores only, in input order (the fast path: no strings, no sorting).
+  void score(std::string_view problem, const features::KernelBlock& kernels,
+             std::vector<double>& out) const;
+
+ private:
+  struct TargetModel {
+    std::string target;
+    model::Forest forest;
+    bool log = false;
+  };
+  void predict(const TargetModel& m, std::size_t rows, std::vector<float>& raw) const;
+  void check_dtype(std::string_view problem) const;
+
+  model::FeatureSpec spec_;
+  std::unique_ptr<features::FeatureEngine> engine_;
+  std::vector<int> all_columns_;  // 0..n-1 over engine->all_features()
+  std::vector<TargetModel> models_;
+  int primary_ = 0;  // the model whose predictions order the ranking
+  mutable std::vector<float> rows_;
+};
+
+}  // namespace kselect::select

@@ -1,0 +1,76 @@
+#include "model/feature_spec.h"
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "features/engine.h"
+#include "model/file_io.h"
+#include "train_fixture.h"
+
+namespace kselect::model {
+namespace {
+
+FeatureSpec sample_spec() {
+  FeatureSpec s;
+  s.op = "gemm";
+  s.dtype = "bf16";
+  s.hardware = kselect::testing::fixed_hardware();
+  s.schema = "ck55";
+  s.features = {"M", "N", "tile_m"};
+  s.categorical = {"layout"};
+  s.targets = {"tflops", "latency"};
+  s.log_targets = {"tflops"};
+  s.params = {{"eta", 0.05}};
+  return s;
+}
+
+TEST(FeatureSpec, RoundTripsThroughTheModelDirectory) {
+  auto dir = kselect::testing::scratch_dir("spec_round_trip");
+  std::filesystem::create_directories(dir);
+  FeatureSpec s = sample_spec();
+  s.save(dir);
+  FeatureSpec back = FeatureSpec::load(dir);
+  EXPECT_EQ(nlohmann::json(back), nlohmann::json(s));
+  EXPECT_TRUE(back.is_log("tflops"));
+  EXPECT_FALSE(back.is_log("latency"));
+  EXPECT_EQ(back.hardware.l2_kib, 1024);
+}
+
+TEST(FeatureSpec, MissingNewerOrMalformedSpecsAreStorageErrors) {
+  auto dir = kselect::testing::scratch_dir("spec_bad");
+  EXPECT_THROW(FeatureSpec::load(dir), StorageError);
+  std::filesystem::create_directories(dir);
+  write_file(dir / "feature_spec.json", "{\"op\": 3");
+  EXPECT_THROW(FeatureSpec::load(dir), StorageError);
+  write_file(dir / "feature_spec.json", R"({"format_version": 1, "op": "gemm"})");
+  EXPECT_THROW(FeatureSpec::load(dir), StorageError);
+  nlohmann::json newer = sample_spec();
+  newer["format_version"] = kModelFormatVersion + 1;
+  write_json(dir / "feature_spec.json", newer);
+  EXPECT_THROW(FeatureSpec::load(dir), StorageError);
+}
+
+TEST(FeatureMapping, ReorderedAndSubsetListsMapByName) {
+  auto engine = features::make_engine("gemm", kselect::testing::fixed_hardware());
+  const auto& all = engine->all_features();
+  std::vector<std::string> wanted = {"tile_k", "M", "hw_num_cus"};
+  auto columns = engine->columns_of(wanted, "model");
+  ASSERT_EQ(columns.size(), 3u);
+  for (size_t i = 0; i < wanted.size(); ++i) EXPECT_EQ(all[columns[i]], wanted[i]);
+}
+
+TEST(FeatureMapping, UnknownFeaturesFailListingEveryMissingName) {
+  auto engine = features::make_engine("gemm", kselect::testing::fixed_hardware());
+  try {
+    engine->columns_of({"M", "wave_mode", "has_dsb"}, "model x");
+    FAIL();
+  } catch (const InputError& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("wave_mode, has_dsb"), std::string::npos) << what;
+    EXPECT_NE(what.find("model x"), std::string::npos) << what;
+  }
+  EXPECT_THROW(features::make_engine("conv", kselect::testing::fixed_hardware()), InputError);
+}
+
+}  // namespace
+}  // namespace kselect::model

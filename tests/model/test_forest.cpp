@@ -1,0 +1,127 @@
+#include "model/forest.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "core/error.h"
+#include "model/file_io.h"
+#include "model/xgboost.h"
+
+namespace kselect::model {
+namespace {
+
+struct Fixture {
+  std::vector<float> x;
+  std::vector<float> y;
+  size_t rows = 3000, cols = 9;
+};
+
+// Random rows with NaNs, integer-valued columns (thresholds hit exactly) and a nonlinear label.
+Fixture make_data(unsigned seed) {
+  Fixture f;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-3, 3);
+  std::uniform_int_distribution<int> cat(0, 3);
+  for (size_t r = 0; r < f.rows; ++r) {
+    for (size_t c = 0; c < f.cols; ++c) {
+      float v = c % 3 == 0 ? float(cat(rng)) : u(rng);
+      if ((r + c) % 11 == 0) v = NAN;
+      f.x.push_back(v);
+    }
+    const float* row = &f.x[r * f.cols];
+    float a = std::isnan(row[1]) ? 0.5f : row[1];
+    f.y.push_back(std::sin(a) * 2 + (std::isnan(row[0]) ? -1 : row[0]) + 0.3f * u(rng));
+  }
+  return f;
+}
+
+std::string train_model(const Fixture& f, int rounds, std::vector<float>* xgb_predictions) {
+  xgb::Matrix m(f.x.data(), f.rows, f.cols, 1);
+  m.set_labels(f.y);
+  xgb::Booster b({&m});
+  b.set_param("tree_method", "hist");
+  b.set_param("max_depth", "6");
+  b.set_param("eta", "0.3");
+  b.set_param("nthread", "1");
+  for (int i = 0; i < rounds; ++i) b.update(i, m);
+  *xgb_predictions = b.predict(m);
+  return b.save_json();
+}
+
+std::vector<float> forest_predict(const Forest& forest, const Fixture& f) {
+  std::vector<float> out(f.rows);
+  forest.predict(f.x.data(), f.rows, f.cols, out.data());
+  return out;
+}
+
+TEST(Forest, MatchesXgboostPredictionsIncludingMissingValues) {
+  Fixture f = make_data(1);
+  std::vector<float> expected;
+  std::string json = train_model(f, 40, &expected);
+  Forest forest = Forest::from_xgboost_json(nlohmann::json::parse(json), "test");
+  EXPECT_EQ(forest.num_trees(), 40u);
+  EXPECT_LE(forest.num_features(), int(f.cols));
+  auto got = forest_predict(forest, f);
+  double worst = 0;
+  for (size_t i = 0; i < f.rows; ++i)
+    worst = std::max(worst, double(std::fabs(got[i] - expected[i])));
+  EXPECT_LE(worst, 1e-6);
+  // A wholly missing row follows every default branch.
+  std::vector<float> nan_row(f.cols, NAN);
+  float nan_prediction = 0;
+  forest.predict(nan_row.data(), 1, f.cols, &nan_prediction);
+  EXPECT_TRUE(std::isfinite(nan_prediction));
+}
+
+TEST(Forest, LoadsGzipCompressedModelsAsIs) {
+  Fixture f = make_data(2);
+  std::vector<float> expected;
+  std::string json = train_model(f, 10, &expected);
+  auto dir = std::filesystem::temp_directory_path() / "kselect_forest_gz";
+  std::filesystem::create_directories(dir);
+  write_gzip(dir / "model.json.gz", json);
+  write_file(dir / "model.json", json);
+  auto a = forest_predict(Forest::load(dir / "model.json.gz"), f);
+  auto b = forest_predict(Forest::load(dir / "model.json"), f);
+  EXPECT_EQ(a, b);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Forest, RemappedColumnsGiveTheSamePredictions) {
+  Fixture f = make_data(3);
+  std::vector<float> expected;
+  Forest forest =
+      Forest::from_xgboost_json(nlohmann::json::parse(train_model(f, 15, &expected)), "t");
+  // Model column c now lives at input column cols-1-c, with an extra column in front.
+  std::vector<int> mapping;
+  for (size_t c = 0; c < f.cols; ++c) mapping.push_back(int(f.cols - c));
+  forest.remap_features(mapping);
+  std::vector<float> wide;
+  for (size_t r = 0; r < f.rows; ++r) {
+    wide.push_back(-99);
+    for (size_t c = 0; c < f.cols; ++c) wide.push_back(f.x[r * f.cols + f.cols - 1 - c]);
+  }
+  std::vector<float> got(f.rows);
+  forest.predict(wide.data(), f.rows, f.cols + 1, got.data());
+  for (size_t i = 0; i < f.rows; ++i) ASSERT_NEAR(got[i], expected[i], 1e-6);
+}
+
+TEST(Forest, CorruptModelsAreStorageErrors) {
+  auto dir = std::filesystem::temp_directory_path() / "kselect_forest_bad";
+  std::filesystem::create_directories(dir);
+  write_file(dir / "truncated.json", R"({"learner": {"objective": )");
+  EXPECT_THROW(Forest::load(dir / "truncated.json"), StorageError);
+  write_file(dir / "empty.json", "{}");
+  EXPECT_THROW(Forest::load(dir / "empty.json"), StorageError);
+  write_file(dir / "bad.json.gz", std::string("\x1f\x8b\x08\x00garbage", 12));
+  EXPECT_THROW(Forest::load(dir / "bad.json.gz"), StorageError);
+  EXPECT_THROW(Forest::load(dir / "absent.json"), StorageError);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace kselect::model

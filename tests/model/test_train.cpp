@@ -1,0 +1,160 @@
+#include "model/train.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "eval/oof_file.h"
+#include "features/engine.h"
+#include "model/feature_spec.h"
+#include "model/file_io.h"
+#include "synthetic.h"
+#include "train_fixture.h"
+
+namespace kselect::model {
+namespace {
+
+using kselect::testing::quick_options;
+using kselect::testing::synthetic_measurements;
+
+std::string error_of(const std::vector<data::Measurement>& data, const TrainOptions& o) {
+  try {
+    train(data, o);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Train, LearnsSyntheticDataAndWritesEveryArtifact) {
+  auto data = synthetic_measurements();
+  data[3].valid = false;  // an unsupported row: not trained on, not in the OOF file
+  TrainOptions o = quick_options("train_basic");
+  TrainResult r = train(data, o);
+  ASSERT_EQ(r.targets.size(), 1u);
+  const TargetResult& t = r.targets[0];
+  EXPECT_EQ(r.valid_rows, data.size() - 1);
+  EXPECT_EQ(r.unique_shapes, 84u);
+  EXPECT_EQ(t.folds.size(), 5u);
+  EXPECT_GT(t.overall.r2, 0.8) << "out-of-fold R2 in TFLOPS";
+  EXPECT_GT(t.overall.mean_efficiency, 0.9);
+  EXPECT_EQ(t.trees, o.trees);
+  for (const char* file :
+       {"model_tflops.json", "feature_spec.json", "train_manifest.json", "cv_metrics_tflops.json",
+        "feature_importances_tflops.json", "oof_tflops.csv"})
+    EXPECT_TRUE(std::filesystem::exists(o.out_dir / file)) << file;
+  auto manifest = read_json(o.out_dir / "train_manifest.json");
+  EXPECT_EQ(manifest["valid_rows"], data.size() - 1);
+  EXPECT_EQ(manifest["trees"]["tflops"]["total"], o.trees);
+  auto cv = read_json(o.out_dir / "cv_metrics_tflops.json");
+  EXPECT_EQ(cv["folds"].size(), 5u);
+  EXPECT_TRUE(cv["folds"][0]["p10_efficiency"].is_number());
+  auto spec = FeatureSpec::load(o.out_dir);
+  EXPECT_EQ(spec.schema, "kselect");
+  EXPECT_EQ(spec.dtype, "fp32");
+  EXPECT_EQ(spec.log_targets, std::vector<std::string>{"tflops"});
+}
+
+TEST(Train, OutOfFoldFileHasOneRowPerValidMeasurementAndNeverSplitsAShape) {
+  auto data = synthetic_measurements();
+  TrainOptions o = quick_options("train_oof");
+  o.folds = 4;
+  train(data, o);
+  auto rows = eval::read_oof_csv((o.out_dir / "oof_tflops.csv").string());
+  ASSERT_EQ(rows.size(), data.size());
+  auto engine = features::make_engine("gemm", o.hardware);
+  std::map<std::string, int> fold_of_shape;
+  std::map<int, int> per_fold;
+  for (const auto& row : rows) {
+    auto [it, fresh] = fold_of_shape.emplace(engine->group_key(row.problem), row.fold);
+    EXPECT_EQ(it->second, row.fold) << row.problem;
+    EXPECT_TRUE(std::isfinite(row.predicted));
+    ++per_fold[row.fold];
+  }
+  EXPECT_EQ(per_fold.size(), 4u);
+}
+
+TEST(Train, AllTargetsAndGzipModels) {
+  auto data = synthetic_measurements();
+  TrainOptions o = quick_options("train_all");
+  o.targets = target_names();
+  o.compress = true;
+  o.folds = 3;
+  o.trees = 30;
+  TrainResult r = train(data, o);
+  ASSERT_EQ(r.targets.size(), 3u);
+  for (const auto& t : target_names()) {
+    EXPECT_TRUE(std::filesystem::exists(o.out_dir / ("model_" + t + ".json.gz"))) << t;
+    EXPECT_EQ(model_file(o.out_dir, t), o.out_dir / ("model_" + t + ".json.gz"));
+  }
+  EXPECT_GT(r.targets[1].overall.mean_efficiency, 0.85) << "latency model picks fast kernels";
+}
+
+TEST(Train, RankingObjectiveTrainsOnProblemGroups) {
+  auto data = synthetic_measurements();
+  TrainOptions o = quick_options("train_rank");
+  o.objective = "ranking";
+  o.folds = 3;
+  o.trees = 30;
+  TrainResult r = train(data, o);
+  EXPECT_GT(r.targets[0].overall.mean_efficiency, 0.85);
+  EXPECT_TRUE(std::isnan(r.targets[0].overall.r2));
+  EXPECT_EQ(FeatureSpec::load(o.out_dir).objective, "ranking");
+}
+
+TEST(Train, WarmStartAddsTreesAndRefusesAnotherFeatureList) {
+  auto data = synthetic_measurements();
+  TrainOptions first = quick_options("warm_base");
+  first.schema = "ck55";
+  first.folds = 3;
+  first.trees = 20;
+  train(data, first);
+
+  TrainOptions more = quick_options("warm_more");
+  more.warm_start = first.out_dir;
+  more.add_trees = 7;
+  TrainResult r = train(synthetic_measurements(gemm::DType::kFp32, 99), more);
+  EXPECT_EQ(r.targets[0].previous_trees, 20);
+  EXPECT_EQ(r.targets[0].trees, 27);
+  auto manifest = read_json(more.out_dir / "train_manifest.json");
+  EXPECT_EQ(manifest["warm_start_from"], first.out_dir.string());
+  EXPECT_EQ(manifest["trees"]["tflops"]["new"], 7);
+
+  TrainOptions other = more;
+  other.out_dir = kselect::testing::scratch_dir("warm_other");
+  other.schema = "kselect";
+  std::string why = error_of(data, other);
+  EXPECT_NE(why.find("same feature list"), std::string::npos) << why;
+  EXPECT_NE(why.find("tile_util_m"), std::string::npos) << why;
+}
+
+TEST(Train, BadDataIsAClearInputError) {
+  TrainOptions o = quick_options("train_bad");
+  EXPECT_NE(error_of({}, o).find("no measurements"), std::string::npos);
+
+  auto few = synthetic_measurements();
+  few.resize(18 * 3);  // three shapes
+  EXPECT_NE(error_of(few, o).find("fewer than 5 folds"), std::string::npos);
+
+  auto no_latency = synthetic_measurements();
+  for (auto& m : no_latency) m.median_ms = 0;
+  o.targets = {"latency"};
+  EXPECT_NE(error_of(no_latency, o).find("no valid rows"), std::string::npos);
+
+  o.targets = {"tflops"};
+  o.dtype = "bf16";
+  std::string why = error_of(synthetic_measurements(), o);
+  EXPECT_NE(why.find("no measurements with dtype 'bf16'"), std::string::npos) << why;
+  EXPECT_NE(why.find("fp32"), std::string::npos) << why;
+
+  auto invalid = synthetic_measurements();
+  for (auto& m : invalid) m.valid = false;
+  o.dtype = "";
+  EXPECT_NE(error_of(invalid, o).find("no valid rows"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kselect::model

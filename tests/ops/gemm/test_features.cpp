@@ -1,0 +1,205 @@
+#include "ops/gemm/features.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include "../../model/train_fixture.h"
+#include "core/error.h"
+#include "ops/gemm/rule_sets.h"
+
+namespace kselect::gemm {
+namespace {
+
+HardwareProfile test_hardware(int cores = 2) {
+  return kselect::testing::fixed_hardware(cores);
+}
+
+// Feature values of one pair by name.
+struct Row {
+  std::vector<std::string> names;
+  std::vector<float> values;
+  float operator[](const std::string& name) const {
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i] == name) return values[i];
+    ADD_FAILURE() << "no feature " << name;
+    return NAN;
+  }
+};
+
+Row features_of(const GemmProblem& p, const GemmConfig& c, const HardwareProfile& hw,
+                const std::string& schema = "kselect") {
+  GemmFeatureEngine engine(hw);
+  std::vector<std::string> kernels = {c.name()};
+  auto m = engine.extract(schema, p.to_string(), kernels);
+  return {m.names, m.values};
+}
+
+GemmConfig sample_config() {
+  GemmConfig c;
+  c.tile_m = 64, c.tile_n = 128, c.tile_k = 32;
+  c.warp_m = 2, c.warp_n = 1, c.warp_k = 1;
+  c.warp_tile_m = 8, c.warp_tile_n = 32, c.warp_tile_k = 1;
+  c.pipeline = Pipeline::kCompV4;
+  c.layout = Layout::kCrr;
+  c.pad_m = true, c.pad_n = false, c.pad_k = true;
+  return c;
+}
+
+TEST(GemmFeatures, SchemasHaveCkNamesInCkOrder) {
+  GemmFeatureEngine engine(test_hardware());
+  const auto& ck55 = engine.schema("ck55").features;
+  const auto& ck72 = engine.schema("ck72").features;
+  const auto& own = engine.schema("kselect").features;
+  ASSERT_EQ(ck55.size(), 55u);
+  ASSERT_EQ(ck72.size(), 72u);
+  EXPECT_EQ(ck55[0], "M");
+  EXPECT_EQ(ck55[12], "layout");
+  EXPECT_EQ(ck55[22], "pipeline");
+  EXPECT_EQ(ck55[33], "lds_usage_ratio");
+  EXPECT_EQ(ck55[42], "cu_utilization");
+  EXPECT_EQ(ck55[43], "hw_num_cus");
+  EXPECT_EQ(ck55[54], "hw_num_xcd");
+  EXPECT_EQ(ck72[43], "ratio_M_to_tile_m");
+  EXPECT_EQ(ck72[59], "missing_any_required_padding");
+  EXPECT_EQ(ck72[60], "hw_num_cus");
+  EXPECT_EQ(std::vector<std::string>(own.begin(), own.begin() + 72), ck72);
+  EXPECT_EQ(std::set<std::string>(own.begin(), own.end()).size(), own.size());
+  EXPECT_EQ(engine.all_features(), own);
+  EXPECT_THROW(engine.schema("ck97"), InputError);
+}
+
+TEST(GemmFeatures, FormulasMatchHandComputedValues) {
+  GemmProblem p = GemmProblem::parse("m=100,n=200,k=300,layout=crr,dtype=fp32");
+  Row f = features_of(p, sample_config(), test_hardware());
+  EXPECT_FLOAT_EQ(f["log2_M"], float(std::log2(100.0)));
+  EXPECT_FLOAT_EQ(f["log2_MNK"], float(std::log2(6e6)));
+  // 2*100*200*300 / ((100*300 + 300*200 + 100*200) * 4 bytes)
+  EXPECT_FLOAT_EQ(f["arithmetic_intensity"], float(12e6 / 440000.0));
+  EXPECT_FLOAT_EQ(f["aspect_ratio_mk"], float(100.0 / 300.0));
+  EXPECT_EQ(f["layout"], 2.0f);    // crr
+  EXPECT_EQ(f["pipeline"], 1.0f);  // compv4
+  EXPECT_EQ(f["num_warps"], 2.0f);
+  EXPECT_EQ(f["tile_volume"], 64.0f * 128 * 32);
+  EXPECT_EQ(f["lds_usage_estimate"], (64.0f * 32 + 128.0f * 32) * 4);  // 24576 bytes
+  EXPECT_EQ(f["lds_usage_ratio"], 1.0f);  // compv4: half of the 48 KiB L1d
+  EXPECT_EQ(f["num_tiles_m"], 2.0f);
+  EXPECT_EQ(f["num_tiles_k"], 10.0f);
+  EXPECT_EQ(f["total_output_tiles"], 4.0f);
+  EXPECT_FLOAT_EQ(f["tile_eff_m"], 36.0f / 64);   // 100 mod 64 = 36
+  EXPECT_FLOAT_EQ(f["tile_eff_n"], 72.0f / 128);  // 200 mod 128 = 72
+  EXPECT_FLOAT_EQ(f["tile_eff_k"], 12.0f / 32);   // 300 mod 32 = 12
+  EXPECT_FLOAT_EQ(f["overall_tile_efficiency"], float(0.5625 * 0.5625 * 0.375));
+  EXPECT_EQ(f["cu_utilization"], 2.0f);  // 4 tiles / 2 cores
+  EXPECT_FLOAT_EQ(f["ratio_K_to_tile_k"], 300.0f / 32);
+  EXPECT_EQ(f["problem_smaller_than_tile_n"], 0.0f);
+  EXPECT_EQ(f["needs_padding_n"], 1.0f);
+  EXPECT_EQ(f["has_padding_when_needed_m"], 1.0f);
+  EXPECT_EQ(f["missing_required_padding_n"], 1.0f);  // pad_n is off
+  EXPECT_EQ(f["missing_required_padding_k"], 0.0f);
+  EXPECT_EQ(f["missing_any_required_padding"], 1.0f);
+  EXPECT_EQ(f["hw_num_cus"], 2.0f);
+  EXPECT_EQ(f["hw_simds_per_cu"], 2.0f);
+  EXPECT_EQ(f["hw_wavefront_size"], 16.0f);
+  EXPECT_EQ(f["hw_lds_capacity"], 49152.0f);
+  EXPECT_EQ(f["hw_l2_cache_kb"], 1024.0f);
+  // kselect's CPU features
+  EXPECT_FLOAT_EQ(f["tile_util_m"], 100.0f / 128);
+  EXPECT_FLOAT_EQ(f["tile_util_k"], 300.0f / 320);
+  EXPECT_EQ(f["micro_tiles_per_block"], 8.0f * 4);
+  EXPECT_EQ(f["accumulator_vectors"], 16.0f);  // 8x32 fp32 in 16-lane registers
+  EXPECT_EQ(f["a_row_major"], 0.0f);
+  EXPECT_EQ(f["b_row_major"], 1.0f);
+  EXPECT_FLOAT_EQ(f["l1_panel_ratio"], (8.0f + 32) * 32 * 4 / 49152);
+  EXPECT_FLOAT_EQ(f["l2_block_ratio"], 24576.0f / (1024 * 1024));
+}
+
+TEST(GemmFeatures, WaveQuantizationCountsIdleCores) {
+  GemmProblem p = GemmProblem::parse("m=100,n=200,k=300");
+  Row f = features_of(p, sample_config(), test_hardware(3));  // 4 tiles on 3 cores
+  EXPECT_EQ(f["tasks_per_core"], 2.0f);
+  EXPECT_FLOAT_EQ(f["wave_quantization_efficiency"], 4.0f / 6);
+}
+
+TEST(GemmFeatures, Bf16HalvesOperandBytes) {
+  GemmProblem p = GemmProblem::parse("m=100,n=200,k=300,dtype=bf16");
+  GemmConfig c = sample_config();
+  c.dtype = DType::kBf16;
+  Row f = features_of(p, c, test_hardware());
+  EXPECT_EQ(f["lds_usage_estimate"], (64.0f * 32 + 128.0f * 32) * 2);
+  EXPECT_EQ(f["bytes_per_element"], 2.0f);
+}
+
+TEST(GemmFeatures, EdgeShapesGiveFiniteValues) {
+  for (const char* text : {"m=1,n=1,k=1", "m=1,n=4096,k=4096", "m=4096,n=1,k=7",
+                           "m=7919,n=104729,k=3", "m=65536,n=65536,k=131072,split_k=4"}) {
+    GemmProblem p = GemmProblem::parse(text);
+    Row f = features_of(p, sample_config(), test_hardware());
+    for (size_t i = 0; i < f.values.size(); ++i)
+      EXPECT_TRUE(std::isfinite(f.values[i])) << text << " " << f.names[i];
+    if (p.m == 1) {
+      EXPECT_EQ(f["log2_M"], 0.0f);
+      EXPECT_EQ(f["problem_smaller_than_tile_m"], 1.0f);
+      EXPECT_FLOAT_EQ(f["tile_eff_m"], 1.0f / 64);
+    }
+  }
+  Row big = features_of(GemmProblem::parse("m=65536,n=65536,k=131072,split_k=4"), sample_config(),
+                        test_hardware());
+  EXPECT_FLOAT_EQ(big["log2_MNK"], 49.0f);
+  EXPECT_EQ(big["tasks"], 1024.0f * 512 * 4);
+}
+
+TEST(GemmFeatures, BatchEqualsSingleRowsBitForBit) {
+  GemmFeatureEngine engine(test_hardware());
+  std::vector<std::string> kernels;
+  for (const auto& c : rule_set("full"))
+    if (c.dtype == DType::kFp32 && c.layout == Layout::kRcr) kernels.push_back(c.name());
+  ASSERT_GT(kernels.size(), 10u);
+  std::string problem = "m=129,n=1000,k=513,layout=rcr,dtype=fp32";
+  auto batch = engine.extract("kselect", problem, kernels);
+  ASSERT_EQ(batch.rows, kernels.size());
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    auto one = engine.extract("kselect", problem, std::span(&kernels[i], 1));
+    ASSERT_EQ(0, std::memcmp(one.values.data(), batch.row(i), batch.cols() * sizeof(float)))
+        << kernels[i];
+  }
+}
+
+TEST(GemmFeatures, EveryConfigOfARuleSetHasADistinctRow) {
+  GemmFeatureEngine engine(test_hardware());
+  for (const char* schema : {"ck55", "ck72", "kselect"}) {
+    for (DType dtype : {DType::kFp32, DType::kBf16}) {
+      std::vector<std::string> kernels;
+      for (const auto& c : rule_set("full"))
+        if (c.dtype == dtype && c.layout == Layout::kRrr) kernels.push_back(c.name());
+      if (kernels.empty()) continue;
+      GemmProblem p = GemmProblem::parse("m=300,n=500,k=700,layout=rrr");
+      p.dtype = dtype;
+      auto m = engine.extract(schema, p.to_string(), kernels);
+      std::set<std::vector<float>> rows;
+      for (size_t i = 0; i < m.rows; ++i) rows.emplace(m.row(i), m.row(i) + m.cols());
+      EXPECT_EQ(rows.size(), kernels.size()) << schema;
+    }
+  }
+}
+
+TEST(GemmFeatures, BadInputNamesTheProblem) {
+  GemmFeatureEngine engine(test_hardware());
+  std::vector<std::string> kernels = {sample_config().name()};
+  EXPECT_THROW(engine.extract("kselect", "m=0,n=1,k=1", kernels), InputError);
+  std::vector<std::string> bad = {"gemm_universal_nonsense"};
+  EXPECT_THROW(engine.extract("kselect", "m=1,n=1,k=1", bad), InputError);
+}
+
+TEST(GemmFeatures, GroupKeyIgnoresLayoutAndDtype) {
+  GemmFeatureEngine engine(test_hardware());
+  EXPECT_EQ(engine.group_key("m=5,n=6,k=7,layout=rcr,dtype=fp32"),
+            engine.group_key("m=5,n=6,k=7,layout=ccr,dtype=bf16"));
+  EXPECT_NE(engine.group_key("m=5,n=6,k=7"), engine.group_key("m=5,n=6,k=8"));
+  EXPECT_EQ(engine.dtype("m=5,n=6,k=7,dtype=bf16"), "bf16");
+}
+
+}  // namespace
+}  // namespace kselect::gemm

@@ -1,0 +1,99 @@
+#include "select/ranker.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "../model/synthetic.h"
+#include "../model/train_fixture.h"
+#include "core/error.h"
+#include "model/file_io.h"
+#include "model/xgboost.h"
+
+namespace kselect::select {
+namespace {
+
+using kselect::testing::fixed_hardware;
+using kselect::testing::quick_options;
+
+// One trained model directory shared by the tests of this file.
+const model::TrainOptions& trained(const std::string& schema) {
+  static std::map<std::string, model::TrainOptions> done;
+  auto it = done.find(schema);
+  if (it != done.end()) return it->second;
+  model::TrainOptions o = quick_options("ranker_" + schema);
+  o.schema = schema;
+  o.targets = {"tflops", "latency"};
+  o.folds = 2;
+  o.trees = 40;
+  model::train(kselect::testing::synthetic_measurements(), o);
+  return done.emplace(schema, o).first->second;
+}
+
+std::vector<std::string> candidate_names() {
+  std::vector<std::string> names;
+  for (const auto& c : kselect::testing::synthetic_configs()) names.push_back(c.name());
+  return names;
+}
+
+TEST(Ranker, RanksCandidatesBestFirstWithPredictedUnits) {
+  auto ranker = Ranker::load(trained("kselect").out_dir, fixed_hardware());
+  auto names = candidate_names();
+  std::string problem = "m=700,n=2000,k=1000,layout=rcr,dtype=fp32";
+  auto ranked = ranker.rank(problem, names);
+  ASSERT_EQ(ranked.size(), names.size());
+  for (size_t i = 1; i < ranked.size(); ++i) EXPECT_GE(ranked[i - 1].score, ranked[i].score);
+  EXPECT_NEAR(ranked[0].score, std::log1p(ranked[0].tflops), 1e-5);
+  EXPECT_GT(ranked[0].latency_ms, 0);
+  // The pick is near the best of the formula the data came from.
+  auto p = gemm::GemmProblem::parse(problem);
+  double best = 0, picked = kselect::testing::synthetic_tflops(
+                       p, gemm::GemmConfig::parse_name(ranked[0].kernel));
+  for (const auto& c : kselect::testing::synthetic_configs())
+    best = std::max(best, kselect::testing::synthetic_tflops(p, c));
+  EXPECT_GT(picked / best, 0.85);
+}
+
+TEST(Ranker, ScoresAgreeWithXgboostOnTheSameRows) {
+  const auto& o = trained("ck55");
+  auto ranker = Ranker::load(o.out_dir, fixed_hardware());
+  auto names = candidate_names();
+  std::string problem = "m=33,n=4096,k=333,layout=rcr,dtype=fp32";
+  std::vector<double> scores;
+  ranker.score(problem, *ranker.prepare(names), scores);
+  // XGBoost itself on the ck55 rows of the same pairs.
+  auto matrix = ranker.engine().extract("ck55", problem, names);
+  model::xgb::Matrix dm(matrix.values.data(), matrix.rows, matrix.cols(), 1);
+  model::xgb::Booster booster;
+  booster.load(model::read_file(o.out_dir / "model_tflops.json"));
+  auto expected = booster.predict(dm);
+  for (size_t i = 0; i < names.size(); ++i) EXPECT_NEAR(scores[i], expected[i], 1e-6);
+}
+
+TEST(Ranker, RefusesOtherDtypesMissingFeaturesAndBrokenModels) {
+  const auto& o = trained("ck55");
+  auto ranker = Ranker::load(o.out_dir, fixed_hardware());
+  auto names = candidate_names();
+  EXPECT_THROW(ranker.rank("m=64,n=64,k=64,dtype=bf16", names), InputError);
+
+  auto dir = kselect::testing::scratch_dir("ranker_broken");
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy(o.out_dir, dir, std::filesystem::copy_options::recursive);
+  auto spec = model::FeatureSpec::load(dir);
+  spec.features[3] = "wave_mode";
+  spec.save(dir);
+  try {
+    Ranker::load(dir, fixed_hardware());
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("wave_mode"), std::string::npos);
+  }
+  model::FeatureSpec::load(o.out_dir).save(dir);
+  model::write_file(dir / "model_latency.json", "{\"learner\": [1, 2");
+  EXPECT_THROW(Ranker::load(dir, fixed_hardware()), StorageError);
+  std::filesystem::remove(dir / "model_latency.json");
+  EXPECT_THROW(Ranker::load(dir, fixed_hardware()), StorageError);
+}
+
+}  // namespace
+}  // namespace kselect::select
