@@ -1,0 +1,207 @@
+// The GEMM rule sets from rules/gemm_cpu.json: relations, sizes, names, and every
+// configuration of `full` re-checked here, independently of the rule engine.
+#include "ops/gemm/rule_sets.h"
+
+#include <array>
+#include <cstdio>
+#include <ctime>
+#include <map>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "rules/check.h"
+
+namespace kselect::gemm {
+
+namespace {
+
+std::set<std::string> names_of(const std::string& set) {
+  std::set<std::string> out;
+  for (const auto& c : rule_set(set)) out.insert(c.name());
+  return out;
+}
+
+bool is_pow2(int x) {
+  return x > 0 && (x & (x - 1)) == 0;
+}
+
+std::string group(const GemmConfig& c) {
+  return std::string(to_string(c.dtype)) + "/" + std::string(to_string(c.layout));
+}
+
+// The kernel backend's compiled micro-tiles and the brief's hard constraints, written out
+// again in plain C++ so a mistake in the rule file cannot hide behind the engine.
+std::string violation(const GemmConfig& c) {
+  int mr = c.warp_tile_m, nr = c.warp_tile_n, ku = c.warp_tile_k;
+  if (!std::set<int>{1, 4, 6, 8, 12, 14}.count(mr)) return "MR not compiled";
+  if (!std::set<int>{16, 32, 48, 64}.count(nr)) return "NR not compiled";
+  if (mr * nr / 16 + nr / 16 + 1 > 32) return "register budget";
+  auto kus = c.dtype == DType::kFp32 ? std::set<int>{1, 2, 4} : std::set<int>{2, 4, 8};
+  if (!kus.count(ku)) return "warp_tile_k for dtype";
+  for (int w : {c.warp_m, c.warp_n})
+    if (w != 1 && w != 2 && w != 4) return "warp_m/warp_n";
+  if (c.warp_k != 1 && c.warp_k != 2) return "warp_k";
+  if (!std::set<int>{1, 2, 4}.count(c.num_warps())) return "num_warps";
+  if (c.tile_m % (c.warp_m * mr)) return "tile_m divisibility";
+  if (c.tile_n % (c.warp_n * nr)) return "tile_n divisibility";
+  if (c.tile_k % (c.warp_k * ku)) return "tile_k divisibility";
+  if (c.tile_m > 256 || c.tile_n > 512 || c.tile_k < 32 || c.tile_k > 512) return "tile range";
+  int bytes = c.dtype == DType::kFp32 ? 4 : 2;
+  if (c.tile_k / c.warp_k * nr * bytes > 48 * 1024 / 2) return "B micro-panel over half of L1";
+  if (c.pipeline == Pipeline::kCompV4 && c.tile_m * c.tile_k * bytes > 1024 * 1024 / 2)
+    return "compv4 A block over half of L2";
+  if (c.pipeline == Pipeline::kCompV3 && c.tile_k * c.tile_n * bytes > 1024 * 1024)
+    return "compv3 B panel over L2";
+  if (c.scheduler == Scheduler::kInterwave && c.pipeline != Pipeline::kMem)
+    return "interwave with a compute pipeline";
+  if (c.pad_m != c.pad_n || c.pad_n != c.pad_k) return "mixed pads";
+  if (!c.pad_m && !(is_pow2(c.tile_m) && is_pow2(c.tile_n) && is_pow2(c.tile_k)))
+    return "pad-free with a tile that is not a power of two";
+  return "";
+}
+
+TEST(GemmRuleSets, KnownSetsAndUnknownSetError) {
+  EXPECT_EQ(rule_set_names(), (std::vector<std::string>{"full", "profiler", "tests", "full-tests",
+                                                        "tiny", "default"}));
+  try {
+    rule_set("fulll");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("known: full, profiler, tests, full-tests, tiny, default"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(GemmRuleSets, SubsetRelations) {
+  auto full = names_of("full");
+  auto full_tests = names_of("full-tests");
+  auto includes = [](const std::set<std::string>& big, const std::set<std::string>& small) {
+    return std::includes(big.begin(), big.end(), small.begin(), small.end());
+  };
+  for (const char* s : {"profiler", "tests", "full-tests", "default"})
+    EXPECT_TRUE(includes(full, names_of(s))) << s;
+  EXPECT_TRUE(includes(full_tests, names_of("tiny")));
+}
+
+TEST(GemmRuleSets, SizesPerDtypeAndLayout) {
+  const std::map<std::string, std::pair<std::size_t, std::size_t>> bounds = {
+      {"full", {1000, 6000}}, {"profiler", {150, 300}}, {"tests", {30, 60}}, {"default", {4, 8}}};
+  for (const auto& [set, range] : bounds) {
+    std::map<std::string, std::size_t> per_group;
+    for (const auto& c : rule_set(set)) ++per_group[group(c)];
+    EXPECT_EQ(per_group.size(), 8u) << set;
+    for (const auto& [g, n] : per_group) {
+      EXPECT_GE(n, range.first) << set << " " << g;
+      EXPECT_LE(n, range.second) << set << " " << g;
+    }
+  }
+  std::set<std::string> tiny_groups;
+  for (const auto& c : rule_set("tiny")) tiny_groups.insert(group(c));
+  EXPECT_LE(rule_set("tiny").size(), 16u);
+  EXPECT_EQ(tiny_groups.size(), 8u);  // both dtypes, all four layouts
+}
+
+TEST(GemmRuleSets, NamesRoundTripAndAreUnique) {
+  for (const auto& set : rule_set_names()) {
+    std::set<std::string> seen;
+    for (const auto& c : rule_set(set)) {
+      std::string name = c.name();
+      EXPECT_TRUE(seen.insert(name).second) << "duplicate " << name;
+      auto back = GemmConfig::from_name(name);
+      ASSERT_TRUE(back.has_value()) << name;
+      EXPECT_EQ(*back, c) << name;
+      EXPECT_EQ(back->name(), name);
+    }
+  }
+}
+
+TEST(GemmRuleSets, EveryFullConfigSatisfiesTheHardConstraints) {
+  for (const auto& c : rule_set("full")) ASSERT_EQ(violation(c), "") << c.name();
+}
+
+TEST(GemmRuleSets, PadFreeKernelsHaveAnAllPadsTwin) {
+  auto full = names_of("full");
+  for (const auto& c : rule_set("full")) {
+    if (c.pad_m) continue;
+    GemmConfig twin = c;
+    twin.pad_m = twin.pad_n = twin.pad_k = true;
+    EXPECT_TRUE(full.count(twin.name())) << c.name();
+  }
+}
+
+TEST(GemmRuleSets, TestsSetCoversEveryMicroTileAndVariant) {
+  // Per dtype/layout: every micro-tile of full, packed and in place; every (pipeline,
+  // scheduler, epilogue); pads on and off; persistent; more than one thread.
+  std::map<std::string, std::set<std::string>> wanted, got;
+  auto features = [](const GemmConfig& c) {
+    std::string mt = std::to_string(c.warp_tile_m) + "x" + std::to_string(c.warp_tile_n) + "x" +
+                     std::to_string(c.warp_tile_k);
+    return std::vector<std::string>{
+        "micro " + mt + (c.pipeline == Pipeline::kMem ? " in place" : " packed"),
+        "variant " + std::string(to_string(c.pipeline)) + " " +
+            std::string(to_string(c.scheduler)) + " " + std::string(to_string(c.epilogue)),
+        std::string("pads ") + (c.pad_m ? "on" : "off"),
+        std::string("persistent ") + (c.persistent ? "yes" : "no"),
+        std::string("threads ") + (c.num_warps() > 1 ? "many" : "one")};
+  };
+  for (const auto& c : rule_set("full"))
+    for (const auto& f : features(c)) wanted[group(c)].insert(f);
+  for (const auto& c : rule_set("tests"))
+    for (const auto& f : features(c)) got[group(c)].insert(f);
+  EXPECT_EQ(got, wanted);
+  EXPECT_TRUE(wanted.begin()->second.count("threads many"));
+  EXPECT_TRUE(wanted.begin()->second.count("persistent yes"));
+}
+
+TEST(GemmRuleSets, FullTestsHasEveryPipelineSchedulerPair) {
+  std::set<std::string> wanted, got;
+  for (const auto& c : rule_set("full"))
+    wanted.insert(group(c) + std::string(to_string(c.pipeline)) +
+                  std::string(to_string(c.scheduler)));
+  for (const auto& c : rule_set("full-tests"))
+    got.insert(group(c) + std::string(to_string(c.pipeline)) + std::string(to_string(c.scheduler)));
+  EXPECT_EQ(got, wanted);
+  EXPECT_EQ(wanted.size(), 8u * 4u);  // compv3, compv4, mem x2 schedulers
+  EXPECT_LT(rule_set("full-tests").size(), rule_set("full").size() / 3);
+}
+
+TEST(GemmRuleSets, EngineIsDeterministicFastAndPassesItsOwnCheck) {
+  std::clock_t start = std::clock();
+  rules::RuleSets a(rules::RuleFile::embedded("gemm_cpu"));
+  double cpu_seconds = double(std::clock() - start) / CLOCKS_PER_SEC;
+  EXPECT_LT(cpu_seconds, 2.0);  // enumeration of the full space plus every set
+  std::printf("gemm_cpu: %zu configurations, generated in %.3f s CPU\n", a.space().size(),
+              cpu_seconds);
+  ASSERT_EQ(a.space().size(), rule_set("full").size());
+  for (std::size_t i = 0; i < a.space().size(); ++i)
+    ASSERT_EQ(a.space().name(i), rule_set("full")[i].name());
+  auto report = rules::check(a);
+  EXPECT_TRUE(report.ok()) << report.to_text();
+}
+
+TEST(GemmRulesCli, CheckAndConfigs) {
+  std::string cli = KSELECT_CLI_PATH;
+  EXPECT_EQ(std::system((cli + " rules check > /dev/null 2>&1").c_str()), 0);
+  FILE* pipe = popen((cli + " configs --op gemm --rules tiny --dtype bf16").c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::vector<std::string> lines;
+  std::array<char, 512> buf;
+  while (std::fgets(buf.data(), buf.size(), pipe)) lines.emplace_back(buf.data());
+  EXPECT_EQ(pclose(pipe), 0);
+  std::size_t bf16 = 0;
+  for (const auto& c : rule_set("tiny")) bf16 += c.dtype == DType::kBf16;
+  EXPECT_EQ(lines.size(), bf16);
+  for (const auto& l : lines) EXPECT_NE(l.find("gemm_universal_bf16_"), std::string::npos) << l;
+  EXPECT_NE(std::system((cli + " configs --rules nope > /dev/null 2>&1").c_str()), 0);
+  EXPECT_NE(std::system((cli + " rules explain gemm_universal_fp32_rcr_compv4_default_interwave_"
+                               "True_True_True_False_64x64x64_1x1x1_14x64x1 > /dev/null")
+                            .c_str()),
+            0);
+}
+
+}  // namespace
+
+}  // namespace kselect::gemm
