@@ -187,7 +187,7 @@ OperandView GemmDriver::Impl::view_a(ThreadSpace& ws, int64_t r0, int64_t k0, in
   const char* src = a + (r0 * rs + k0 * cs) * elem_bytes;
   const int mr = cfg.warp_tile_m;
   if (!packs_a) return {src, mr * rs * elem_bytes, rs, cs};
-  pack_a(SourceA{src, src_elem, rs, cs}, rows, kl, mr, pair, ws.a_pack.get());
+  pack_a(isa, SourceA{src, src_elem, rs, cs}, rows, kl, mr, pair, ws.a_pack.get());
   return {ws.a_pack.get(), 4 * int64_t(mr) * packed_k(kl, pair), 1, mr};
 }
 
@@ -199,7 +199,7 @@ OperandView GemmDriver::Impl::view_b(ThreadSpace& ws, int64_t c0, int64_t k0, in
   if (!packs_b) return {src, nr * ns * elem_bytes, ks, ns};
   char* panel = ws.b_pack.get() + slot * 4 * g.sub_n * packed_k(g.ks, pair);
   if (!ws.b_ready[slot]) {
-    pack_b(SourceB{src, src_elem, ks, ns}, kl, cols, nr, pair, panel);
+    pack_b(isa, SourceB{src, src_elem, ks, ns}, kl, cols, nr, pair, panel);
     ws.b_ready[slot] = 1;
   }
   return {panel, 4 * int64_t(nr) * packed_k(kl, pair), nr, 1};

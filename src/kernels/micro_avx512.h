@@ -63,18 +63,23 @@ inline __m512 load_col(const std::uint16_t* p, std::int64_t ns, __mmask16 m) {
 // Writes (or accumulates) the accumulators into C; edge tiles mask rows and columns.
 template <int MR, int NV, bool kEdge>
 inline void store_tile(const MicroArgs& g, __m512 (&acc)[MR][NV], const __mmask16 (&mask)[NV]) {
+  // Locals: stores through C could alias the argument block as far as the compiler knows.
+  float* const c = g.c;
+  const std::int64_t ldc = g.ldc;
+  const bool load_c = g.load_c;
+  const int mv = g.mv;
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i) {
-    if (kEdge && i >= g.mv) break;
-    float* cr = g.c + i * g.ldc;
+    if (kEdge && i >= mv) break;
+    float* cr = c + i * ldc;
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
       __m512 r = acc[i][v];
       if constexpr (kEdge) {
-        if (g.load_c) r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(mask[v], cr + 16 * v));
+        if (load_c) r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(mask[v], cr + 16 * v));
         _mm512_mask_storeu_ps(cr + 16 * v, mask[v], r);
       } else {
-        if (g.load_c) r = _mm512_add_ps(r, _mm512_loadu_ps(cr + 16 * v));
+        if (load_c) r = _mm512_add_ps(r, _mm512_loadu_ps(cr + 16 * v));
         _mm512_storeu_ps(cr + 16 * v, r);
       }
     }

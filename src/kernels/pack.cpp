@@ -46,8 +46,8 @@ void pack_panel_pair(const uint16_t* src, int64_t ls, int64_t kstride, int valid
 }
 
 // Packs `lanes` lanes in panels of `width`: the common loop of pack_a and pack_b.
-void pack_panels(const void* src, Elem elem, int64_t ls, int64_t kstride, int lanes, int kl,
-                 int width, bool pair, void* dst) {
+void pack_panels(Isa isa, const void* src, Elem elem, int64_t ls, int64_t kstride, int lanes,
+                 int kl, int width, bool pair, void* dst) {
   const int64_t words = int64_t(width) * packed_k(kl, pair);
   for (int p0 = 0; p0 < lanes; p0 += width) {
     int valid = std::min(width, lanes - p0);
@@ -55,6 +55,9 @@ void pack_panels(const void* src, Elem elem, int64_t ls, int64_t kstride, int la
     if (pair) {
       pack_panel_pair(static_cast<const uint16_t*>(src) + p0 * ls, ls, kstride, valid, width, kl,
                       d);
+    } else if (elem == Elem::kF32 && kstride == 1 && isa >= Isa::kAvx512) {
+      avx512::pack_transposed(static_cast<const float*>(src) + p0 * ls, ls, valid, width, kl,
+                              reinterpret_cast<float*>(d));
     } else if (elem == Elem::kBf16) {
       pack_panel(static_cast<const uint16_t*>(src) + p0 * ls, ls, kstride, valid, width, kl,
                  reinterpret_cast<float*>(d));
@@ -67,12 +70,12 @@ void pack_panels(const void* src, Elem elem, int64_t ls, int64_t kstride, int la
 
 }  // namespace
 
-void pack_a(const SourceA& a, int rows, int kl, int mr, bool pair, void* dst) {
-  pack_panels(a.src, a.elem, a.rs, a.cs, rows, kl, mr, pair, dst);
+void pack_a(Isa isa, const SourceA& a, int rows, int kl, int mr, bool pair, void* dst) {
+  pack_panels(isa, a.src, a.elem, a.rs, a.cs, rows, kl, mr, pair, dst);
 }
 
-void pack_b(const SourceB& b, int kl, int cols, int nr, bool pair, void* dst) {
-  pack_panels(b.src, b.elem, b.ns, b.ks, cols, kl, nr, pair, dst);
+void pack_b(Isa isa, const SourceB& b, int kl, int cols, int nr, bool pair, void* dst) {
+  pack_panels(isa, b.src, b.elem, b.ns, b.ks, cols, kl, nr, pair, dst);
 }
 
 }  // namespace kselect::kernels

@@ -29,9 +29,14 @@ inline int packed_k(int kl, bool pair) {
 }
 
 // Packs rows x kl of A into ceil(rows / mr) panels of mr * packed_k(kl) words each; the
-// output is fp32 (bf16 sources are widened) unless `pair`.
-void pack_a(const SourceA& a, int rows, int kl, int mr, bool pair, void* dst);
+// output is fp32 (bf16 sources are widened) unless `pair`. `isa` picks the packing code.
+void pack_a(Isa isa, const SourceA& a, int rows, int kl, int mr, bool pair, void* dst);
 // Packs kl x cols of B into ceil(cols / nr) panels of nr * packed_k(kl) words each.
-void pack_b(const SourceB& b, int kl, int cols, int nr, bool pair, void* dst);
+void pack_b(Isa isa, const SourceB& b, int kl, int cols, int nr, bool pair, void* dst);
+
+namespace avx512 {
+// One fp32 panel whose lanes have contiguous K (lane l, value k at src[l * ls + k]).
+void pack_transposed(const float* src, std::int64_t ls, int valid, int width, int kl, float* dst);
+}  // namespace avx512
 
 }  // namespace kselect::kernels

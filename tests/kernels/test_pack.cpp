@@ -1,0 +1,79 @@
+#include "kernels/pack.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "kernels/bf16.h"
+#include "kernels/isa.h"
+
+namespace kselect::kernels {
+namespace {
+
+// Row-major A (rows x kl, leading dimension ld) packed into panels of `mr`: panel p, value k,
+// lane i must be A(p*mr + i, k), or 0 past the last row.
+void expect_a_panels(Isa isa, int rows, int kl, int mr, int ld) {
+  std::vector<float> a(rows * ld);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = float(i % 1013) + 0.5f;
+  const int panels = (rows + mr - 1) / mr;
+  std::vector<float> out(panels * mr * kl, -1.0f);
+  pack_a(isa, SourceA{a.data(), Elem::kF32, ld, 1}, rows, kl, mr, false, out.data());
+  for (int p = 0; p < panels; ++p)
+    for (int k = 0; k < kl; ++k)
+      for (int i = 0; i < mr; ++i) {
+        int r = p * mr + i;
+        float want = r < rows ? a[r * ld + k] : 0.0f;
+        ASSERT_EQ(out[(p * mr + 0) * kl + k * mr + i], want)
+            << "isa " << to_string(isa) << " rows " << rows << " kl " << kl << " mr " << mr
+            << " panel " << p << " k " << k << " lane " << i;
+      }
+}
+
+TEST(Pack, RowMajorAPanelsScalarAndAvx512) {
+  std::vector<Isa> isas = {Isa::kScalar};
+  if (detect_isa() >= Isa::kAvx512) isas.push_back(Isa::kAvx512);
+  for (Isa isa : isas)
+    for (int mr : {1, 4, 6, 8, 12, 14, 16, 32, 48, 64})
+      for (int rows : {1, mr - 1, mr, 2 * mr + 3})
+        for (int kl : {1, 15, 16, 17, 40})
+          if (rows > 0) expect_a_panels(isa, rows, kl, mr, kl + 3);
+}
+
+// Column-major B in place: the same transposed walk as row-major A, with columns as lanes.
+TEST(Pack, ColumnMajorBMatchesRowMajorB) {
+  const int kl = 21, cols = 37, nr = 16;
+  std::vector<float> b_row(kl * cols), b_col(kl * cols);
+  for (int k = 0; k < kl; ++k)
+    for (int j = 0; j < cols; ++j) b_row[k * cols + j] = b_col[j * kl + k] = float(k * 100 + j);
+  const size_t size = 3 * nr * kl;
+  std::vector<float> from_row(size, -1), from_col(size, -2);
+  pack_b(detect_isa(), SourceB{b_row.data(), Elem::kF32, cols, 1}, kl, cols, nr, false,
+         from_row.data());
+  pack_b(detect_isa(), SourceB{b_col.data(), Elem::kF32, 1, kl}, kl, cols, nr, false,
+         from_col.data());
+  EXPECT_EQ(from_row, from_col);
+  EXPECT_EQ(from_row[2 * nr * kl + 0 * nr + 4], 36.0f);  // panel 2, k 0, column 36
+  EXPECT_EQ(from_row[2 * nr * kl + 0 * nr + 5], 0.0f);   // past the last column
+}
+
+// bf16 pair panels: word (pair p, lane j) = B(2p, j) | B(2p+1, j) << 16, odd K padded with 0.
+TEST(Pack, Bf16PairPanels) {
+  const int kl = 5, cols = 3, nr = 16;
+  std::vector<std::uint16_t> b(kl * cols);
+  for (int i = 0; i < kl * cols; ++i) b[i] = std::uint16_t(0x3f00 + i);
+  std::vector<std::uint32_t> out(nr * 3, 7);
+  pack_b(Isa::kAvx512Bf16, SourceB{b.data(), Elem::kBf16, cols, 1}, kl, cols, nr, true, out.data());
+  EXPECT_EQ(out[0], std::uint32_t(b[0]) | std::uint32_t(b[cols]) << 16);
+  EXPECT_EQ(out[1 * nr + 2], std::uint32_t(b[2 * cols + 2]) | std::uint32_t(b[3 * cols + 2]) << 16);
+  EXPECT_EQ(out[2 * nr + 1], std::uint32_t(b[4 * cols + 1]));  // odd K: high half zero
+  EXPECT_EQ(out[5], 0u);                                       // column past the edge
+}
+
+TEST(Bf16, RoundTripAndRounding) {
+  EXPECT_EQ(bf16_to_float(float_to_bf16(1.5f)), 1.5f);
+  EXPECT_EQ(float_to_bf16(1.0f + 1.0f / 256), float_to_bf16(1.0f));  // ties to even
+  EXPECT_EQ(bf16_to_float(float_to_bf16(1.0f + 3.0f / 256)), 1.0f + 4.0f / 256);
+}
+
+}  // namespace
+}  // namespace kselect::kernels
