@@ -1,10 +1,12 @@
 #include "eval/evaluate.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/error.h"
 #include "core/hardware.h"
 #include "eval/strata.h"
+#include "model/train.h"
 
 namespace kselect::eval {
 
@@ -17,11 +19,8 @@ struct ProblemRows {
   KernelRows valid;
 };
 using ProblemTable = std::map<std::string, ProblemRows>;
-using PredictionTable = std::map<std::string, std::map<std::string, double>>;
-
-bool higher_is_better(Target t) {
-  return t != Target::kLatencyMs;
-}
+using KernelPredictions = std::map<std::string, Prediction>;  // by kernel name
+using PredictionTable = std::map<std::string, KernelPredictions>;
 
 ProblemTable index_measurements(const std::vector<Measurement>& measurements) {
   ProblemTable table;
@@ -35,20 +34,24 @@ ProblemTable index_measurements(const std::vector<Measurement>& measurements) {
   return table;
 }
 
+// A pair measured in several runs appears once per row in out-of-fold files, each time with
+// the same features and fold model; repeats are averaged so any order gives the same result.
 PredictionTable index_predictions(const std::vector<Prediction>& predictions) {
   PredictionTable table;
-  for (const auto& p : predictions)
-    if (!table[p.problem].emplace(p.kernel, p.predicted).second)
-      throw InputError(
-          "", 0, "predictions",
-          "repeated prediction for problem '" + p.problem + "', kernel '" + p.kernel + "'");
+  std::map<std::pair<std::string, std::string>, int> repeats;
+  for (const auto& p : predictions) {
+    auto [it, fresh] = table[p.problem].emplace(p.kernel, p);
+    int n = ++repeats[{p.problem, p.kernel}];
+    if (fresh) continue;
+    it->second.score += (p.score - it->second.score) / n;
+    it->second.predicted += (p.predicted - it->second.predicted) / n;
+  }
   return table;
 }
 
 // Valid candidates, best predicted first; unpredicted candidates last, ties by kernel name.
 std::vector<const Measurement*> rank_candidates(const KernelRows& rows,
-                                                const std::map<std::string, double>* predicted,
-                                                Target target, long& missing) {
+                                                const KernelPredictions* predicted, long& missing) {
   struct Ranked {
     const Measurement* m;
     bool has_prediction;
@@ -56,12 +59,11 @@ std::vector<const Measurement*> rank_candidates(const KernelRows& rows,
   };
   std::vector<Ranked> ranked;
   for (const auto& [kernel, m] : rows) {
-    const double* value = nullptr;
+    const Prediction* p = nullptr;
     if (predicted)
-      if (auto it = predicted->find(kernel); it != predicted->end()) value = &it->second;
-    missing += value ? 0 : 1;
-    double score = !value ? 0.0 : higher_is_better(target) ? *value : -*value;
-    ranked.push_back({m, value != nullptr, score});
+      if (auto it = predicted->find(kernel); it != predicted->end()) p = &it->second;
+    missing += p ? 0 : 1;
+    ranked.push_back({m, p != nullptr, p ? p->score : 0.0});
   }
   std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) {
     if (a.has_prediction != b.has_prediction) return a.has_prediction;
@@ -227,7 +229,7 @@ void add_fit(EvalReport& report, const ProblemTable& table, const PredictionTabl
   std::vector<double> predicted, actual;
   for (const auto& [problem, kernels] : predictions) {
     auto rows = table.find(problem);
-    for (const auto& [kernel, value] : kernels) {
+    for (const auto& [kernel, prediction] : kernels) {
       const Measurement* m = nullptr;
       if (rows != table.end())
         if (auto it = rows->second.valid.find(kernel); it != rows->second.valid.end())
@@ -236,8 +238,9 @@ void add_fit(EvalReport& report, const ProblemTable& table, const PredictionTabl
         ++report.unmatched_predictions;
         continue;
       }
-      predicted.push_back(value);
-      actual.push_back(target_value(*m, report.target));
+      if (!std::isfinite(prediction.predicted)) continue;  // a ranking score: no scale
+      predicted.push_back(prediction.predicted);
+      actual.push_back(model::target_value(*m, report.options.target));
     }
   }
   report.fit = fit_quality(predicted, actual);
@@ -257,48 +260,20 @@ void check_options(EvalOptions& options) {
   if (!(options.default_tolerance >= 0))
     throw InputError("", 0, "default_tolerance", "must be >= 0");
   if (options.cores <= 0) options.cores = host_hardware().physical_cores;
+  const auto& targets = model::target_names();
+  if (std::find(targets.begin(), targets.end(), options.target) == targets.end())
+    throw InputError(
+        "", 0, "target",
+        "unknown target '" + options.target + "' (expected tflops, latency or bandwidth)");
 }
 
 }  // namespace
-
-Target parse_target(std::string_view text) {
-  for (Target t : {Target::kTflops, Target::kLatencyMs, Target::kBandwidthGbS})
-    if (to_string(t) == text) return t;
-  throw InputError(
-      "", 0, "target",
-      "unknown target '" + std::string(text) + "' (expected tflops, latency_ms or bandwidth_gb_s)");
-}
-
-std::string_view to_string(Target t) {
-  switch (t) {
-    case Target::kTflops:
-      return "tflops";
-    case Target::kLatencyMs:
-      return "latency_ms";
-    case Target::kBandwidthGbS:
-      return "bandwidth_gb_s";
-  }
-  return "?";
-}
-
-double target_value(const data::Measurement& m, Target t) {
-  switch (t) {
-    case Target::kTflops:
-      return m.tflops;
-    case Target::kLatencyMs:
-      return m.median_ms;
-    case Target::kBandwidthGbS:
-      return m.bandwidth_gb_s;
-  }
-  return 0;
-}
 
 EvalReport evaluate(const std::vector<data::Measurement>& measurements,
                     const std::vector<Prediction>& predictions, const EvalOptions& options) {
   EvalReport report;
   report.options = options;
   check_options(report.options);
-  report.target = options.target;
   ProblemTable table = index_measurements(measurements);
   PredictionTable predicted = index_predictions(predictions);
   for (const auto& [problem, rows] : table) {
@@ -309,8 +284,8 @@ EvalReport evaluate(const std::vector<data::Measurement>& measurements,
     }
     auto it = predicted.find(problem);
     long missing = 0;
-    auto ranked = rank_candidates(rows.valid, it == predicted.end() ? nullptr : &it->second,
-                                  options.target, missing);
+    auto ranked =
+        rank_candidates(rows.valid, it == predicted.end() ? nullptr : &it->second, missing);
     if (missing == long(ranked.size())) {
       ++report.skipped_no_prediction;
       continue;

@@ -2,9 +2,9 @@
 // Offline evaluation of a kernel selector against measurements (docs/evaluation.md). Pure
 // functions over in-memory data: the CLI loads measurements from the store and predictions from
 // a model directory (out-of-fold file) or a ranker, then calls evaluate().
+#include <cmath>
 #include <map>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -14,20 +14,19 @@
 
 namespace kselect::eval {
 
-// What a model predicts. Picks maximise TFLOPS and bandwidth and minimise latency.
-enum class Target { kTflops, kLatencyMs, kBandwidthGbS };
-Target parse_target(std::string_view text);  // tflops | latency_ms | bandwidth_gb_s
-std::string_view to_string(Target t);
-double target_value(const data::Measurement& m, Target t);  // in the target's own scale
-
 struct Prediction {
   std::string problem;
   std::string kernel;
-  double predicted = 0;  // in the target's own scale (TFLOPS, ms or GB/s), not log space
+  double score = 0;  // higher is better: the selector picks the highest
+  // The model's estimate in the target's own scale (TFLOPS, ms or GB/s, not log space) for
+  // R2/RMSE; NaN when the model only ranks.
+  double predicted = std::nan("");
 };
 
 struct EvalOptions {
-  Target target = Target::kTflops;
+  // The measured quantity R2/RMSE compare against: a model target name (tflops, latency,
+  // bandwidth; see model::target_value).
+  std::string target = "tflops";
   // The default rule set's kernels in set order: per problem the first one measured valid is
   // what kselect runs without a model.
   std::vector<std::string> default_kernels;
@@ -67,7 +66,6 @@ struct Baseline {
 };
 
 struct EvalReport {
-  Target target = Target::kTflops;
   EvalOptions options;
   long problems = 0;
   long skipped_no_oracle = 0;      // no valid measurement with TFLOPS > 0
@@ -87,7 +85,8 @@ struct EvalReport {
 
 // Joins measurements and predictions by (problem, kernel) text and scores the selector. Invalid
 // rows are never candidates. When a (problem, kernel) pair was measured more than once, the row
-// with the highest run_id counts. Throws InputError for a repeated prediction or bad options.
+// with the highest run_id counts; repeated predictions of a pair are averaged. Throws
+// InputError for an unknown target or bad options.
 EvalReport evaluate(const std::vector<data::Measurement>& measurements,
                     const std::vector<Prediction>& predictions, const EvalOptions& options);
 

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/key_values.h"
+#include "model/train.h"
 
 namespace kselect::eval {
 
@@ -116,29 +117,33 @@ std::vector<OofRow> read_oof_csv(const std::string& path, const Canonicalizer& c
   return parse_oof_csv(text.str(), path, canonical);
 }
 
-std::vector<Prediction> to_predictions(const std::vector<OofRow>& rows) {
+std::vector<Prediction> to_predictions(const std::vector<OofRow>& rows, const std::string& target,
+                                       bool regression) {
+  double sign = model::higher_is_better(target) ? 1.0 : -1.0;
   std::vector<Prediction> out;
   out.reserve(rows.size());
-  for (const auto& r : rows) out.push_back({r.problem, r.kernel, r.predicted});
+  for (const auto& r : rows)
+    out.push_back(
+        {r.problem, r.kernel, sign * r.predicted, regression ? r.predicted : std::nan("")});
   return out;
 }
 
 OofMatch match_database(const std::vector<OofRow>& rows,
-                        const std::vector<data::Measurement>& measurements, Target target) {
-  std::map<std::pair<std::string, std::string>, const data::Measurement*> valid;
+                        const std::vector<data::Measurement>& measurements,
+                        const std::string& target) {
+  // Every valid value of a pair: training used each run's row, not only the latest.
+  std::map<std::pair<std::string, std::string>, std::vector<double>> valid;
   for (const auto& m : measurements)
-    if (m.valid) {
-      auto& slot = valid[{m.problem, m.kernel}];
-      if (!slot || m.run_id >= slot->run_id) slot = &m;
-    }
+    if (m.valid) valid[{m.problem, m.kernel}].push_back(model::target_value(m, target));
   OofMatch match{long(rows.size()), 0, 0};
   for (const auto& r : rows) {
     auto it = valid.find({r.problem, r.kernel});
     if (it == valid.end()) continue;
     ++match.joined;
-    double stored = target_value(*it->second, target);
-    if (std::abs(r.measured - stored) > kMeasuredTolerance * std::max(std::abs(stored), 1e-12))
-      ++match.mismatched;
+    bool same = std::any_of(it->second.begin(), it->second.end(), [&r](double stored) {
+      return std::abs(r.measured - stored) <= kMeasuredTolerance * std::abs(stored);
+    });
+    match.mismatched += !same;
   }
   return match;
 }

@@ -29,14 +29,20 @@ std::vector<OofRow> parse_oof_csv(const std::string& text, const std::string& so
                                   const Canonicalizer& canonical = nullptr);
 std::vector<OofRow> read_oof_csv(const std::string& path, const Canonicalizer& canonical = nullptr);
 
-std::vector<Prediction> to_predictions(const std::vector<OofRow>& rows);
+// Scores for ranking: `predicted` itself, negated for targets where lower is better (latency).
+// A regression model's `predicted` is in the target's scale and also feeds R2/RMSE; a ranking
+// model's is a relevance score only (`regression` false).
+std::vector<Prediction> to_predictions(const std::vector<OofRow>& rows, const std::string& target,
+                                       bool regression = true);
 
 // How well the file matches a database: rows whose (problem, kernel) is a valid measurement,
-// and among those, rows whose `measured` differs from the database value by more than 0.1%.
+// and among those, rows whose `measured` differs by more than 0.1% from every valid
+// measurement of the pair in the database.
 struct OofMatch {
   long rows = 0, joined = 0, mismatched = 0;
 };
 OofMatch match_database(const std::vector<OofRow>& rows,
-                        const std::vector<data::Measurement>& measurements, Target target);
+                        const std::vector<data::Measurement>& measurements,
+                        const std::string& target);
 
 }  // namespace kselect::eval

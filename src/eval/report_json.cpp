@@ -46,7 +46,7 @@ json options_json(const EvalOptions& o) {
 
 void to_json(nlohmann::json& j, const EvalReport& r) {
   j = json::object();
-  j["target"] = std::string(to_string(r.target));
+  j["target"] = r.options.target;
   j["options"] = options_json(r.options);
   j["problems"] = r.problems;
   j["skipped"] = {{"no_oracle", r.skipped_no_oracle}, {"no_prediction", r.skipped_no_prediction}};

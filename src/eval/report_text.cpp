@@ -16,7 +16,7 @@ std::string headline(const EvalReport& r) {
   t.add({"top-3 / top-5 / top-10 hit",
          percent(r.top3, 1) + " / " + percent(r.top5, 1) + " / " + percent(r.top10, 1)});
   t.add({"NDCG@1 (exact oracle)", percent(r.ndcg_at_1, 1)});
-  std::string unit = std::string(to_string(r.target));
+  const std::string& unit = r.options.target;
   t.add({"R2 (" + unit + ")", fixed(r.fit.r2)});
   t.add({"RMSE (" + unit + ")", fixed(r.fit.rmse)});
   if (auto it = r.regret.find("all"); it != r.regret.end())
@@ -63,11 +63,11 @@ std::string worst(const EvalReport& r) {
 
 std::string format_report(const EvalReport& r) {
   std::string out = "evaluated " + std::to_string(r.problems) + " problems (target " +
-                    std::string(to_string(r.target)) + "); skipped " +
-                    std::to_string(r.skipped_no_oracle) + " without a valid oracle, " +
-                    std::to_string(r.skipped_no_prediction) + " without predictions; " +
-                    std::to_string(r.missing_predictions) + " candidates unpredicted, " +
-                    std::to_string(r.unmatched_predictions) + " predictions unmatched\n\n";
+                    r.options.target + "); skipped " + std::to_string(r.skipped_no_oracle) +
+                    " without a valid oracle, " + std::to_string(r.skipped_no_prediction) +
+                    " without predictions; " + std::to_string(r.missing_predictions) +
+                    " candidates unpredicted, " + std::to_string(r.unmatched_predictions) +
+                    " predictions unmatched\n\n";
   out += headline(r) + "\n" + baselines(r) + "\n" + strata(r) + "\n";
   if (!r.slices.empty()) out += slices(r) + "\n";
   if (!r.worst.empty()) out += worst(r);

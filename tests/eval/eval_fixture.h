@@ -31,7 +31,7 @@ inline std::vector<Prediction> ranking(const std::string& problem,
                                        const std::vector<std::string>& kernels) {
   std::vector<Prediction> out;
   for (std::size_t i = 0; i < kernels.size(); ++i)
-    out.push_back({problem, kernels[i], 100.0 - double(i)});
+    out.push_back({problem, kernels[i], 100.0 - double(i), 100.0 - double(i)});
   return out;
 }
 

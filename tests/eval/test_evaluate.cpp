@@ -1,6 +1,7 @@
 #include "eval/evaluate.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -128,12 +129,15 @@ TEST(Evaluate, LatestRunWinsForRepeatedMeasurements) {
   EXPECT_NEAR(r.efficiency.mean, 2.0 / 3.0, 1e-12);
 }
 
-TEST(Evaluate, RejectsRepeatedPredictionsAndBadOptions) {
+TEST(Evaluate, AveragesRepeatedPredictionsAndRejectsBadOptions) {
   Data d;
-  d.add_pair(kP1, 0.1);
-  d.predictions.push_back(d.predictions.front());
-  EXPECT_THROW(d.run(), InputError);
-  d.predictions.pop_back();
+  d.rows = {row(kP1, "A", 1.0), row(kP1, "B", 2.0)};
+  // B: (12 + 6) / 2 = 9 > A's 8, so B is picked; its estimate for the fit is 9 against 5.
+  d.predictions = {{kP1, "B", 12, 12}, {kP1, "A", 8, 10}, {kP1, "B", 6, 6}};
+  EvalReport r = d.run();
+  EXPECT_EQ(r.per_problem[0].picked, "B");
+  EXPECT_EQ(r.fit.rows, 2);
+  EXPECT_DOUBLE_EQ(r.fit.rmse, std::sqrt(16.0 / 2));
   EvalOptions bad = fixture::options_with_cores(2);
   bad.top_worst = -1;
   EXPECT_THROW(d.run(bad), InputError);
@@ -255,7 +259,8 @@ TEST(Evaluate, SingleBestFixedKernelFallsBackToTheDefault) {
 TEST(Evaluate, FitInTheTargetScaleAndUnmatchedPredictions) {
   Data d;
   d.rows = {row(kP1, "A", 1.0), row(kP1, "B", 2.0)};  // 10 and 5 TFLOPS
-  d.predictions = {{kP1, "A", 9.0}, {kP1, "B", 6.0}, {kP1, "Z", 1.0}, {kP2, "A", 1.0}};
+  d.predictions = {
+      {kP1, "A", 9.0, 9.0}, {kP1, "B", 6.0, 6.0}, {kP1, "Z", 1.0, 1.0}, {kP2, "A", 1.0, 1.0}};
   EvalReport r = d.run();
   EXPECT_EQ(r.fit.rows, 2);
   EXPECT_DOUBLE_EQ(r.fit.rmse, 1.0);
@@ -263,16 +268,26 @@ TEST(Evaluate, FitInTheTargetScaleAndUnmatchedPredictions) {
   EXPECT_EQ(r.unmatched_predictions, 2);
 }
 
-TEST(Evaluate, LatencyModelsPickTheLowestPrediction) {
+TEST(Evaluate, LatencyFitComparesMilliseconds) {
   Data d;
   d.rows = {row(kP1, "A", 1.0), row(kP1, "B", 2.0)};
-  d.predictions = {{kP1, "A", 1.1}, {kP1, "B", 1.9}};
+  d.predictions = {{kP1, "A", -1.1, 1.1}, {kP1, "B", -1.9, 1.9}};  // score: lower ms is better
   EvalOptions o = fixture::options_with_cores(2);
-  o.target = parse_target("latency_ms");
+  o.target = "latency";
   EvalReport r = d.run(o);
   EXPECT_EQ(r.per_problem[0].picked, "A");
   EXPECT_NEAR(r.fit.rmse, 0.1, 1e-12);
-  EXPECT_THROW(parse_target("gflops"), InputError);
+  o.target = "gflops";
+  EXPECT_THROW(d.run(o), InputError);
+}
+
+TEST(Evaluate, RankingScoresAreLeftOutOfTheFit) {
+  Data d;
+  d.rows = {row(kP1, "A", 1.0), row(kP1, "B", 2.0)};
+  d.predictions = {{kP1, "A", 3.0}, {kP1, "B", 1.0}};  // no target-scale estimate
+  EvalReport r = d.run();
+  EXPECT_EQ(r.fit.rows, 0);
+  EXPECT_DOUBLE_EQ(r.efficiency.mean, 1.0);
 }
 
 TEST(Evaluate, ProblemsWithoutPredictionsAreCountedNotScored) {

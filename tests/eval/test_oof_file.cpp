@@ -1,5 +1,7 @@
 #include "eval/oof_file.h"
 
+#include <cmath>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -46,7 +48,7 @@ TEST(OofFile, AnyColumnOrderAndCanonicalProblems) {
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].problem, "<m=1,n=1>");
   EXPECT_DOUBLE_EQ(rows[0].predicted, 3);
-  EXPECT_EQ(to_predictions(rows)[0].kernel, "K");
+  EXPECT_EQ(to_predictions(rows, "tflops")[0].kernel, "K");
 }
 
 TEST(OofFile, ErrorsNameFileLineAndField) {
@@ -64,13 +66,27 @@ TEST(OofFile, ErrorsNameFileLineAndField) {
 
 TEST(OofFile, MatchesADatabaseByKey) {
   std::vector<data::Measurement> db = {fixture::row("p", "A", 1.0), fixture::row("p", "B", 2.0),
-                                       fixture::row("p", "C", 2.0, false)};
-  std::vector<OofRow> rows = {
-      {"p", "A", 0, 9, 10.0}, {"p", "B", 0, 4, 4.0}, {"p", "C", 0, 1, 1.0}, {"q", "A", 0, 1, 1.0}};
-  OofMatch m = match_database(rows, db, Target::kTflops);
-  EXPECT_EQ(m.rows, 4);
-  EXPECT_EQ(m.joined, 2);      // C is invalid, q is not in the database
+                                       fixture::row("p", "C", 2.0, false),
+                                       fixture::row("p", "A", 4.0)};  // A again: 2.5 TFLOPS
+  std::vector<OofRow> rows = {{"p", "A", 0, 9, 10.0},
+                              {"p", "B", 0, 4, 4.0},
+                              {"p", "C", 0, 1, 1.0},
+                              {"q", "A", 0, 1, 1.0},
+                              {"p", "A", 0, 9, 2.5}};
+  OofMatch m = match_database(rows, db, "tflops");
+  EXPECT_EQ(m.rows, 5);
+  EXPECT_EQ(m.joined, 3);      // C is invalid, q is not in the database
   EXPECT_EQ(m.mismatched, 1);  // B was measured at 5 TFLOPS, the file says 4
+}
+
+TEST(OofFile, LatencyPredictionsRankLowestFirst) {
+  std::vector<OofRow> rows = {{"p", "A", 0, 2.0, 2.0}};
+  Prediction latency = to_predictions(rows, "latency")[0];
+  EXPECT_DOUBLE_EQ(latency.score, -2.0);
+  EXPECT_DOUBLE_EQ(latency.predicted, 2.0);
+  Prediction ranking = to_predictions(rows, "tflops", false)[0];
+  EXPECT_DOUBLE_EQ(ranking.score, 2.0);
+  EXPECT_TRUE(std::isnan(ranking.predicted));
 }
 
 }  // namespace

@@ -1,0 +1,72 @@
+// kselect eval: how close a model's picks come to the best measured kernel (docs/evaluation.md).
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/verb.h"
+#include "core/error.h"
+#include "eval/report_text.h"
+#include "eval/run_eval.h"
+
+namespace kselect::cli {
+namespace {
+
+struct EvalArgs {
+  eval::EvalJob job;
+  bool oof = false, heldout = false, json = false;
+};
+
+int run(EvalArgs& a) {
+  a.job.protocol = a.oof       ? eval::Protocol::kOutOfFold
+                   : a.heldout ? eval::Protocol::kHeldOut
+                               : eval::Protocol::kAuto;
+  a.job.progress = true;  // on stderr: never mixes with the JSON on stdout
+  eval::EvalOutcome out = eval::run_eval(a.job);
+  if (out.oof_mismatched > 0)
+    std::cerr << "kselect: warning: " << out.oof_mismatched << " of " << out.oof_rows
+              << " out-of-fold rows record a measured value that differs from the database "
+                 "(trained on other measurements?)\n";
+  if (a.json) {
+    std::cout << eval::outcome_json(out).dump(2) << "\n";
+  } else {
+    std::cout << out.protocol << " evaluation of " << out.predictions << " on " << a.job.db << "\n";
+    std::cout << eval::format_report(out.report);
+  }
+  return kExitOk;
+}
+
+std::function<int()> setup(CLI::App& app) {
+  auto a = std::make_shared<EvalArgs>();
+  auto* cmd = app.add_subcommand("eval", "Score a model's kernel picks against measurements");
+  cmd->add_option("--model", a->job.model_dir, "Model directory");
+  cmd->add_option("--db", a->job.db, "Measurement database")->required();
+  auto* oof = cmd->add_flag("--oof", a->oof,
+                            "Use out-of-fold predictions (default when the model has them)");
+  auto* heldout = cmd->add_flag("--heldout", a->heldout,
+                                "Rank the database's problems with the model (unseen data)");
+  oof->excludes(heldout);
+  cmd->add_option("--oof-file", a->job.oof_file,
+                  "Out-of-fold CSV (problem,kernel,fold,predicted,measured); default "
+                  "<model>/oof_<target>.csv");
+  cmd->add_option("--target", a->job.options.target, "tflops, latency or bandwidth")
+      ->capture_default_str();
+  cmd->add_option("--rules", a->job.rules, "Rule set of the default (no-model) kernels")
+      ->capture_default_str();
+  cmd->add_option("--op", a->job.op, "Operation (default: the model's, else gemm)");
+  cmd->add_option("--dtype", a->job.dtype, "Only problems of this dtype (default: the model's)");
+  cmd->add_option("--top-worst", a->job.options.top_worst, "How many worst problems to list")
+      ->capture_default_str();
+  cmd->add_option("--cores", a->job.options.cores,
+                  "Cores for the fewer-tiles-than-cores stratum (0: the sweep's threads)")
+      ->capture_default_str();
+  cmd->add_option("--tie-band", a->job.options.tie_band,
+                  "Relative time within which a pick ties the best kernel")
+      ->capture_default_str();
+  cmd->add_flag("--json", a->json, "Print the full report as JSON");
+  return [a] { return run(*a); };
+}
+
+RegisterVerb reg("eval", setup);
+
+}  // namespace
+}  // namespace kselect::cli

@@ -1,0 +1,43 @@
+#pragma once
+// `kselect eval` end to end: loads measurements from a store and predictions from a model
+// directory, then evaluates (docs/evaluation.md, "Protocols").
+//   out-of-fold: predictions from training's cross-validation (<model>/oof_<target>.csv, or
+//                any file of that format), each made by a model that never saw the problem;
+//   held-out:    the model directory's ranker scores every valid measured kernel of each
+//                problem of a database the model was not trained on.
+#include <string>
+
+#include "eval/evaluate.h"
+
+namespace kselect::eval {
+
+enum class Protocol { kAuto, kOutOfFold, kHeldOut };
+
+struct EvalJob {
+  std::string model_dir;  // needed for held-out; optional with oof_file
+  std::string db;
+  std::string oof_file;                 // "" = <model_dir>/oof_<target>.csv
+  Protocol protocol = Protocol::kAuto;  // auto: out-of-fold when the file exists, else held-out
+  std::string op;                       // "" = the model's op, else gemm
+  std::string dtype;                    // "" = the model's dtype (all when it has several)
+  std::string rules = "default";        // rule set whose kernels are the default picks
+  EvalOptions options;                  // cores 0: the threads the database's sweep used
+  bool progress = false;                // progress line on stderr (held-out)
+};
+
+struct EvalOutcome {
+  EvalReport report;
+  std::string protocol;                   // "out-of-fold" or "held-out"
+  std::string predictions;                // where the predictions came from
+  long oof_rows = 0, oof_mismatched = 0;  // out-of-fold rows, and rows whose measured value
+                                          // differs from the database's
+};
+
+// Throws InputError for unusable input (no OOF file where one is required, an OOF file that
+// matches nothing in the database) and StorageError for unreadable stores or models.
+EvalOutcome run_eval(const EvalJob& job);
+
+// The report's JSON plus "protocol", "predictions" and the OOF match counts.
+nlohmann::json outcome_json(const EvalOutcome& outcome);
+
+}  // namespace kselect::eval
