@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "ops/gemm/kernel.h"
+#include "ops/operation.h"
 #include "rules/check.h"
 
 namespace kselect::gemm {
@@ -54,8 +56,9 @@ std::string violation(const GemmConfig& c) {
     return "compv4 A block over half of L2";
   if (c.pipeline == Pipeline::kCompV3 && c.tile_k * c.tile_n * bytes > 1024 * 1024)
     return "compv3 B panel over L2";
-  if (c.scheduler == Scheduler::kInterwave && c.pipeline != Pipeline::kMem)
-    return "interwave with a compute pipeline";
+  if (c.scheduler == Scheduler::kInterwave &&
+      (c.pipeline == Pipeline::kCompV3 || c.tile_m / c.warp_m == mr || c.tile_n / c.warp_n == nr))
+    return "interwave with compv3 or a single micro-tile along M or N";
   if (c.pad_m != c.pad_n || c.pad_n != c.pad_k) return "mixed pads";
   if (!c.pad_m && !(is_pow2(c.tile_m) && is_pow2(c.tile_n) && is_pow2(c.tile_k)))
     return "pad-free with a tile that is not a power of two";
@@ -122,6 +125,27 @@ TEST(GemmRuleSets, EveryFullConfigSatisfiesTheHardConstraints) {
   for (const auto& c : rule_set("full")) ASSERT_EQ(violation(c), "") << c.name();
 }
 
+TEST(GemmRuleSets, EveryFullConfigBuilds) {
+  for (const auto& c : rule_set("full")) ASSERT_NO_THROW(GemmKernel{c}) << c.name();
+}
+
+TEST(GemmRuleSets, TinyKernelsComputeCorrectly) {
+  const Operation& op = find_operation("gemm");
+  for (const auto& c : rule_set("tiny")) {
+    // Remainders in every dimension where the kernel pads, whole tiles where it does not.
+    GemmProblem p;
+    p.m = 2 * c.tile_m + (c.pad_m ? 3 : 0);
+    p.n = c.tile_n + (c.pad_n ? 5 : 0);
+    p.k = 2 * c.tile_k + (c.pad_k ? 7 : 0);
+    p.dtype = c.dtype;
+    p.layout = c.layout;
+    auto workload = op.make_workload(p.to_string(), 1);
+    auto kernel = op.bind(c.name(), *workload, 2);
+    kernel->run();
+    EXPECT_EQ(kernel->verify(), "") << c.name() << " on " << p.to_string();
+  }
+}
+
 TEST(GemmRuleSets, PadFreeKernelsHaveAnAllPadsTwin) {
   auto full = names_of("full");
   for (const auto& c : rule_set("full")) {
@@ -164,7 +188,7 @@ TEST(GemmRuleSets, FullTestsHasEveryPipelineSchedulerPair) {
   for (const auto& c : rule_set("full-tests"))
     got.insert(group(c) + std::string(to_string(c.pipeline)) + std::string(to_string(c.scheduler)));
   EXPECT_EQ(got, wanted);
-  EXPECT_EQ(wanted.size(), 8u * 4u);  // compv3, compv4, mem x2 schedulers
+  EXPECT_EQ(wanted.size(), 8u * 5u);  // compv3 intrawave; compv4 and mem with both
   EXPECT_LT(rule_set("full-tests").size(), rule_set("full").size() / 3);
 }
 
