@@ -1,0 +1,106 @@
+// run_eval end to end: a store with a learnable timing pattern, a quickly trained model, then
+// the out-of-fold and held-out protocols.
+#include "eval/run_eval.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "../data/temp_dir.h"
+#include "../model/train_fixture.h"
+#include "core/error.h"
+#include "core/key_values.h"
+#include "data/store.h"
+#include "ops/gemm/config.h"
+#include "ops/operation.h"
+
+namespace kselect::eval {
+namespace {
+
+// Time grows with the padded work of the kernel's tiles, so tile fit decides the winner.
+double synthetic_ms(const gemm::GemmProblem& p, const gemm::GemmConfig& c) {
+  auto padded = [](std::int64_t dim, int tile) { return double((dim + tile - 1) / tile * tile); };
+  return padded(p.m, c.tile_m) * padded(p.n, c.tile_n) * double(p.k) * 1e-9 *
+         (1.0 + 0.05 * c.warp_tile_k);
+}
+
+class RunEval : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const Operation& op = find_operation("gemm");
+    auto kernels = op.kernel_names("tests", KeyValues::parse("dtype=fp32,layout=rcr"));
+    kernels.resize(std::min<std::size_t>(kernels.size(), 10));
+    std::vector<data::Measurement> all;
+    std::filesystem::remove(db());
+    data::Store store(db());
+    long run = store.begin_run("gemm", {{"cpu_model", "test"}}, {{"threads", 2}}, "k", 0);
+    for (int m : {3, 16, 50, 64, 200, 256})
+      for (int n : {64, 100, 256}) {
+        gemm::GemmProblem p{.m = m, .n = n, .k = 128};
+        std::vector<data::Measurement> rows;
+        for (const auto& name : kernels) {
+          data::Measurement r;
+          r.op = "gemm", r.problem = p.to_string(), r.kernel = name, r.valid = true;
+          r.median_ms = synthetic_ms(p, gemm::GemmConfig::parse_name(name));
+          r.tflops = p.flops() / (r.median_ms * 1e-3) / 1e12;
+          rows.push_back(r);
+        }
+        store.write_problem(run, "k", "gemm", p.to_string(), rows,
+                            [&op](const std::string& k) { return op.kernel_fields(k); });
+        all.insert(all.end(), rows.begin(), rows.end());
+      }
+    store.finish_run(run, 0, false, "finished");
+    auto options = kselect::testing::quick_options("run_eval_" + std::to_string(getpid()));
+    options.folds = 3;
+    train_result() = model::train(all, options);
+  }
+  static std::string db() {
+    return (std::filesystem::temp_directory_path() / "kselect_run_eval.sqlite").string();
+  }
+  static model::TrainResult& train_result() {
+    static model::TrainResult r;
+    return r;
+  }
+  EvalJob job(Protocol protocol) const {
+    EvalJob j;
+    j.model_dir = train_result().dir.string();
+    j.db = db();
+    j.protocol = protocol;
+    return j;
+  }
+};
+
+TEST_F(RunEval, OutOfFoldByDefaultWhenTheModelHasThem) {
+  EvalOutcome out = run_eval(job(Protocol::kAuto));
+  EXPECT_EQ(out.protocol, "out-of-fold");
+  EXPECT_EQ(out.report.problems, 18);
+  EXPECT_EQ(out.oof_mismatched, 0);
+  EXPECT_EQ(out.report.options.cores, 2);
+  // Training scores the same out-of-fold predictions: both must agree on mean efficiency.
+  EXPECT_NEAR(out.report.efficiency.mean, train_result().targets[0].overall.mean_efficiency, 1e-6);
+}
+
+TEST_F(RunEval, HeldOutRanksEveryValidKernelWithTheModel) {
+  EvalOutcome out = run_eval(job(Protocol::kHeldOut));
+  EXPECT_EQ(out.protocol, "held-out");
+  EXPECT_EQ(out.report.problems, 18);
+  EXPECT_EQ(out.report.missing_predictions, 0);
+  EXPECT_EQ(out.report.fit.rows, 18 * 10);
+  // The model saw these problems in training: its picks must be close to the oracle.
+  EXPECT_GT(out.report.efficiency.mean, 0.9);
+}
+
+TEST_F(RunEval, OutOfFoldRequiredButMissing) {
+  EvalJob j = job(Protocol::kOutOfFold);
+  j.oof_file = "/nonexistent/oof_tflops.csv";
+  EXPECT_THROW(run_eval(j), InputError);
+  j.protocol = Protocol::kHeldOut;
+  j.model_dir.clear();
+  EXPECT_THROW(run_eval(j), InputError);
+}
+
+}  // namespace
+}  // namespace kselect::eval
