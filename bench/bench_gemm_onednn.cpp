@@ -33,23 +33,22 @@ struct Case {
 
 const Case kCases[] = {
     {2048, 2048, 2048, 1,
-     "gemm_universal_fp32_rcr_compv4_default_intrawave_True_True_True_False_192x512x256_1x1x1_"
-     "12x32x1"},
+     "gemm_universal_fp32_rcr_compv4_default_intrawave_True_True_True_False_64x1008x512_1x1x1_"
+     "8x48x1"},
     {2048, 2048, 2048, 2,
-     "gemm_universal_fp32_rcr_compv4_default_intrawave_True_True_True_False_192x512x256_1x1x1_"
-     "12x32x1"},
+     "gemm_universal_fp32_rcr_compv4_default_intrawave_True_True_True_False_64x1024x512_1x1x1_"
+     "8x32x1"},
     {512, 512, 512, 1,
-     "gemm_universal_fp32_rcr_compv4_default_intrawave_True_True_True_False_96x256x256_1x1x1_"
+     "gemm_universal_fp32_rcr_compv4_default_intrawave_True_True_True_False_192x512x512_1x1x1_"
      "12x32x1"},
     {512, 512, 512, 2,
-     "gemm_universal_fp32_rcr_compv4_default_intrawave_True_True_True_False_96x256x256_1x1x1_"
+     "gemm_universal_fp32_rcr_compv4_default_intrawave_True_True_True_False_96x256x512_1x1x1_"
      "12x32x1"},
     {16, 4096, 4096, 1,
-     "gemm_universal_fp32_rcr_compv3_default_intrawave_True_True_True_False_16x512x256_1x1x1_"
-     "8x32x1"},
+     "gemm_universal_fp32_rcr_compv3_default_intrawave_True_True_True_False_32x96x256_1x1x1_"
+     "8x48x1"},
     {16, 4096, 4096, 2,
-     "gemm_universal_fp32_rcr_compv3_default_intrawave_True_True_True_False_16x512x256_1x1x1_"
-     "8x32x1"},
+     "gemm_universal_fp32_rcr_compv3_default_intrawave_True_True_True_False_8x64x128_1x2x1_8x32x1"},
 };
 
 GemmProblem problem(const Case& c) {
@@ -113,8 +112,9 @@ std::vector<GemmConfig> candidates(const Case& c) {
   std::vector<GemmConfig> out;
   const int tiles[][2] = {{14, 32}, {12, 32}, {8, 48}, {6, 64}, {8, 32}};
   for (auto [mr, nr] : tiles)
-    for (int mb : {1, 8, 16, 24})
-      for (int nb : {256, 512, 1024})
+    for (int mb : {1, 2, 4, 8, 16, 24})
+      for (int nb :
+           c.m <= 64 ? std::vector<int>{64, 128, 256, 512} : std::vector<int>{256, 512, 1024})
         for (int kt : {128, 256, 512})
           for (auto pipe : {kselect::gemm::Pipeline::kCompV4, kselect::gemm::Pipeline::kCompV3,
                             kselect::gemm::Pipeline::kMem}) {
@@ -156,12 +156,20 @@ int search(const std::string& filter) {
     GemmProblem p = problem(c);
     Buffers buf(p);
     std::vector<std::pair<double, std::string>> ranked;
-    for (const GemmConfig& g : candidates(c)) {
+    const std::vector<GemmConfig> list = candidates(c);
+    const auto start = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < list.size(); ++i) {
+      const GemmConfig& g = list[i];
+      double spent =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::fprintf(stderr, "\r%s: %zu/%zu, ETA %.0f s   ", case_name(c).c_str(), i, list.size(),
+                   i ? spent / double(i) * double(list.size() - i) : 0.0);
       GemmKernel kernel(g);
       if (!kernel.unsupported_reason(p).empty()) continue;
       ranked.emplace_back(p.flops() / seconds_per_run(kernel, p, buf, c.threads) / 1e9, g.name());
     }
     std::sort(ranked.rbegin(), ranked.rend());
+    std::fprintf(stderr, "\n");
     std::printf("%s: %zu candidates\n", case_name(c).c_str(), ranked.size());
     for (size_t i = 0; i < std::min<size_t>(5, ranked.size()); ++i)
       std::printf("  %8.1f GFLOPS  %s\n", ranked[i].first, ranked[i].second.c_str());

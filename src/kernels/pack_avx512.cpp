@@ -12,6 +12,8 @@ namespace kselect::kernels::avx512 {
 
 namespace {
 
+constexpr int kPrefetchAhead = 128;  // values (512 bytes) ahead along each lane's K
+
 inline __mmask16 lanes(int n) {
   return n >= 16 ? __mmask16(0xffff) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1);
 }
@@ -57,9 +59,16 @@ void pack_transposed(const float* src, std::int64_t ls, int valid, int width, in
     const __mmask16 store = lanes(width - l0);
     for (int k0 = 0; k0 < kl; k0 += 16) {
       const int nk = std::min(16, kl - k0);
-      for (int l = 0; l < 16; ++l)
-        r[l] = l < nl ? _mm512_maskz_loadu_ps(lanes(nk), src + (l0 + l) * ls + k0)
-                      : _mm512_setzero_ps();
+      for (int l = 0; l < 16; ++l) {
+        if (l >= nl) {
+          r[l] = _mm512_setzero_ps();
+          continue;
+        }
+        const float* row = src + (l0 + l) * ls + k0;
+        // 16 strided streams are more than the hardware prefetchers follow.
+        _mm_prefetch(reinterpret_cast<const char*>(row + kPrefetchAhead), _MM_HINT_T0);
+        r[l] = _mm512_maskz_loadu_ps(lanes(nk), row);
+      }
       transpose16(r, out);
       for (int t = 0; t < nk; ++t)
         _mm512_mask_storeu_ps(dst + (k0 + t) * width + l0, store, out[t]);
