@@ -35,17 +35,21 @@ class Forest {
   void predict(const float* rows, std::size_t n, std::size_t stride, float* out) const;
 
  private:
-  // Children of node i are adjacent (right = left + 1); a leaf has left < 0 and keeps its
-  // value in `value`. The top bit of `feature` holds default-left.
+  // Children of node i are adjacent (right = left + 1). The top bit of `feature` holds
+  // default-left, the next one marks a leaf, which keeps its value in `value` and points
+  // `left` at itself.
   struct Node {
     std::uint32_t feature;
     float value;
     std::int32_t left;
   };
   static constexpr std::uint32_t kDefaultLeft = 0x80000000u;
+  static constexpr std::uint32_t kLeaf = 0x40000000u;
+  static constexpr std::uint32_t kIndexMask = kLeaf - 1;
 
   void append_tree(const nlohmann::json& tree, const std::string& source);
-  float leaf_value(std::int32_t root, const float* row) const;
+  template <int kLanes>
+  void walk_lanes(std::size_t tree, const float* const* rows, float* out) const;
 
   std::vector<Node> nodes_;
   std::vector<std::int32_t> roots_;

@@ -455,8 +455,8 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
     throw InputError("", 0, "objective",
                      "unknown objective '" + o.objective + "' (expected regression or ranking)");
   if (o.out_dir.empty()) throw InputError("", 0, "out", "no output model directory given");
-  if (o.trees < 1 || o.folds < 2 || o.threads < 1)
-    throw InputError("", 0, "", "--trees and --threads must be >= 1, --folds >= 2");
+  if (o.trees < 1 || o.folds == 1 || o.folds < 0 || o.threads < 1)
+    throw InputError("", 0, "", "--trees and --threads must be >= 1, --folds 0 (no CV) or >= 2");
   auto engine = features::make_engine(o.op, o.hardware);
   FeatureSpec previous;
   if (!o.warm_start.empty()) {
@@ -478,7 +478,7 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
                      "warm start model is for " + previous.dtype + ", data is " + d.dtype);
   std::filesystem::create_directories(o.out_dir);
 
-  bool cv = o.warm_start.empty();
+  bool cv = o.warm_start.empty() && o.folds > 0;
   long per_target = cv ? long(o.folds + 1) * o.trees : o.add_trees;
   Progress progress(o, per_target * long(o.targets.size()));
   TrainResult result;

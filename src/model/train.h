@@ -26,7 +26,7 @@ struct TrainOptions {
   std::string schema;  // feature schema; "" = the engine's default (kselect)
   std::vector<std::string> targets = {"tflops"};  // tflops, latency, bandwidth
   std::string objective = "regression";           // or "ranking" (pairwise, problem = query)
-  int folds = 5;
+  int folds = 5;  // 0: no cross-validation (final model only, no OOF file)
   int trees = 500;
   int early_stopping = 50;  // rounds without improvement on the held-out fold
   int threads = 2;

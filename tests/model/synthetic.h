@@ -1,15 +1,11 @@
 #pragma once
-// Synthetic but structured GEMM measurements for the learning tests: real kernel configs on
-// a grid of shapes, TFLOPS from a roofline-like formula (tile fill, core occupancy, a per-
-// config efficiency) with deterministic noise, so a model has something real to learn.
-#include <cmath>
+// Structured GEMM measurements for the learning tests: a fixed grid of shapes (M=1, primes-ish
+// and large sizes included) x a small set of real configs, TFLOPS from the roofline-like
+// formula of bench/synthetic_gemm.h with deterministic 3% noise.
 #include <random>
-#include <string>
 #include <vector>
 
-#include "data/measurement.h"
-#include "ops/gemm/config.h"
-#include "ops/gemm/problem.h"
+#include "../../bench/synthetic_gemm.h"
 
 namespace kselect::testing {
 
@@ -29,20 +25,7 @@ inline std::vector<gemm::GemmConfig> synthetic_configs(gemm::DType dtype = gemm:
   return out;
 }
 
-inline double fill(double dim, double tile) {
-  return dim / (std::ceil(dim / tile) * tile);
-}
-
-// Roofline-like TFLOPS: peak scaled by tile fill, thread occupancy and micro-tile size.
-inline double synthetic_tflops(const gemm::GemmProblem& p, const gemm::GemmConfig& c) {
-  double tiles = std::ceil(double(p.m) / c.tile_m) * std::ceil(double(p.n) / c.tile_n);
-  double occupancy = std::min(1.0, tiles / 2.0);
-  double micro = double(c.warp_tile_m * c.warp_tile_n) / 256.0;
-  double compute = 2.0 * fill(p.m, c.tile_m) * fill(p.n, c.tile_n) * fill(p.k, c.tile_k) *
-                   occupancy * (0.5 + 0.5 * micro);
-  double intensity = p.flops() / p.bytes();
-  return 1e-3 + compute * intensity / (intensity + 30.0);
-}
+using synthetic::roofline_tflops;
 
 inline std::vector<data::Measurement> synthetic_measurements(gemm::DType dtype = gemm::DType::kFp32,
                                                              unsigned seed = 7) {
@@ -54,17 +37,8 @@ inline std::vector<data::Measurement> synthetic_measurements(gemm::DType dtype =
       for (std::int64_t k : {64, 777, 4096}) {
         gemm::GemmProblem p;
         p.m = m, p.n = n, p.k = k, p.dtype = dtype;
-        for (const auto& c : synthetic_configs(dtype)) {
-          data::Measurement r;
-          r.op = "gemm";
-          r.problem = p.to_string();
-          r.kernel = c.name();
-          r.valid = true;
-          r.tflops = synthetic_tflops(p, c) * std::exp(noise(rng));
-          r.median_ms = p.flops() / (r.tflops * 1e12) * 1e3;
-          r.bandwidth_gb_s = p.bytes() / (r.median_ms * 1e-3) / 1e9;
-          out.push_back(r);
-        }
+        for (const auto& c : synthetic_configs(dtype))
+          out.push_back(synthetic::measurement(p, c, roofline_tflops(p, c) * std::exp(noise(rng))));
       }
   return out;
 }

@@ -47,10 +47,10 @@ TEST(Ranker, RanksCandidatesBestFirstWithPredictedUnits) {
   EXPECT_GT(ranked[0].latency_ms, 0);
   // The pick is near the best of the formula the data came from.
   auto p = gemm::GemmProblem::parse(problem);
-  double best = 0, picked = kselect::testing::synthetic_tflops(
+  double best = 0, picked = kselect::testing::roofline_tflops(
                        p, gemm::GemmConfig::parse_name(ranked[0].kernel));
   for (const auto& c : kselect::testing::synthetic_configs())
-    best = std::max(best, kselect::testing::synthetic_tflops(p, c));
+    best = std::max(best, kselect::testing::roofline_tflops(p, c));
   EXPECT_GT(picked / best, 0.85);
 }
 
