@@ -18,7 +18,8 @@ struct TrainArgs {
 
 // The hardware of the newest run of `op` in the store, else this machine's.
 HardwareProfile run_hardware(const data::Store& store, const std::string& op) {
-  for (auto it = store.info().runs.rbegin(); it != store.info().runs.rend(); ++it)
+  const auto runs = store.info().runs;
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it)
     if (it->op == op && it->hardware.is_object() && !it->hardware.empty())
       return it->hardware.get<HardwareProfile>();
   return host_hardware();

@@ -1,6 +1,7 @@
 #include "model/feature_spec.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/error.h"
 #include "model/file_io.h"
@@ -9,6 +10,21 @@ namespace kselect::model {
 
 bool FeatureSpec::is_log(const std::string& target) const {
   return std::find(log_targets.begin(), log_targets.end(), target) != log_targets.end();
+}
+
+double FeatureSpec::scale(const std::string& target) const {
+  auto it = target_scales.find(target);
+  return it == target_scales.end() ? 1.0 : it->second;
+}
+
+double FeatureSpec::encode(const std::string& target, double value) const {
+  double v = value * scale(target);
+  return is_log(target) ? std::log1p(v) : v;
+}
+
+double FeatureSpec::decode(const std::string& target, double prediction) const {
+  double v = is_log(target) ? std::expm1(prediction) : prediction;
+  return v / scale(target);
 }
 
 void to_json(nlohmann::json& j, const FeatureSpec& s) {
@@ -22,6 +38,7 @@ void to_json(nlohmann::json& j, const FeatureSpec& s) {
                      {"categorical_features", s.categorical},
                      {"targets", s.targets},
                      {"log_targets", s.log_targets},
+                     {"target_scales", s.target_scales},
                      {"objective", s.objective},
                      {"params", s.params}};
 }
@@ -36,6 +53,7 @@ void from_json(const nlohmann::json& j, FeatureSpec& s) {
   s.categorical = j.value("categorical_features", std::vector<std::string>{});
   s.targets = j.at("targets").get<std::vector<std::string>>();
   s.log_targets = j.value("log_targets", std::vector<std::string>{});
+  s.target_scales = j.value("target_scales", std::map<std::string, double>{});
   s.objective = j.value("objective", "regression");
   s.params = j.value("params", nlohmann::json::object());
 }

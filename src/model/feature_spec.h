@@ -2,6 +2,7 @@
 // feature_spec.json: the contract between training and selection in a model directory
 // (docs/model-format.md). Columns of a model are matched to a feature engine by name.
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,11 +23,18 @@ struct FeatureSpec {
   std::vector<std::string> features;     // model column order
   std::vector<std::string> categorical;  // category-code features (numeric splits in XGBoost)
   std::vector<std::string> targets;      // "tflops", "latency", "bandwidth"
-  std::vector<std::string> log_targets;  // targets trained as log1p(value)
+  std::vector<std::string> log_targets;  // targets trained as log1p(value * scale)
+  // Unit change before log1p, per target (1 when absent). CPU TFLOPS are mostly < 1, where
+  // log1p is nearly linear, so TFLOPS are trained as GFLOPS and latency as microseconds.
+  std::map<std::string, double> target_scales;
   std::string objective = "regression";  // "regression" or "ranking"
   nlohmann::json params;                 // training parameters
 
   bool is_log(const std::string& target) const;
+  double scale(const std::string& target) const;
+  // Measured value -> training label, and model output -> value (the inverse).
+  double encode(const std::string& target, double value) const;
+  double decode(const std::string& target, double prediction) const;
   // Reads <dir>/feature_spec.json; StorageError when missing or malformed, naming the field.
   static FeatureSpec load(const std::filesystem::path& dir);
   void save(const std::filesystem::path& dir) const;

@@ -34,6 +34,10 @@ bool higher_is_better(const std::string& target) {
   return target != "latency";
 }
 
+double default_scale(const std::string& target) {
+  return target == "bandwidth" ? 1.0 : 1e3;  // TFLOPS as GFLOPS, milliseconds as microseconds
+}
+
 namespace {
 
 // Valid rows of one op (and dtype), grouped by problem, with their feature rows.
@@ -111,11 +115,12 @@ class Progress {
 // Labels of `rows` for one target: log1p(value) for regression; for ranking, relevance grades
 // 0..30 from the row's efficiency within its problem (XGBoost's NDCG wants small integers).
 std::vector<float> make_labels(const Dataset& d, const std::vector<std::size_t>& rows,
-                               const std::string& target, const std::string& objective) {
+                               const std::string& target, const FeatureSpec& spec) {
   std::vector<float> labels;
   labels.reserve(rows.size());
-  if (objective == "regression") {
-    for (auto r : rows) labels.push_back(float(std::log1p(target_value(*d.rows[r], target))));
+  if (spec.objective == "regression") {
+    for (auto r : rows)
+      labels.push_back(float(spec.encode(target, target_value(*d.rows[r], target))));
     return labels;
   }
   std::map<std::string, double> best;
@@ -188,11 +193,6 @@ nlohmann::json params_json(const TrainOptions& o) {
           {"early_stopping", o.early_stopping},
           {"folds", o.folds},
           {"seed", o.seed}};
-}
-
-// Predictions back in the target's scale (ranking scores stay scores).
-double to_target_scale(float prediction, const TrainOptions& o) {
-  return o.objective == "regression" ? std::expm1(double(prediction)) : double(prediction);
 }
 
 FoldResult score_rows(const Dataset& d, const std::vector<std::size_t>& rows,
@@ -294,8 +294,9 @@ std::vector<std::size_t> target_rows(const Dataset& d, const std::string& target
 
 void cross_validate(const Dataset& d, const std::vector<std::size_t>& rows,
                     const std::vector<float>& labels, const std::string& target,
-                    const std::vector<std::string>& names, const TrainOptions& o,
-                    Progress& progress, TargetResult& result) {
+                    const FeatureSpec& spec, const TrainOptions& o, Progress& progress,
+                    TargetResult& result) {
+  const std::vector<std::string>& names = spec.features;
   std::vector<std::string> groups;
   for (auto r : rows) groups.push_back(d.groups[r]);
   std::vector<int> fold_of = group_k_fold(groups, o.folds);
@@ -315,7 +316,7 @@ void cross_validate(const Dataset& d, const std::vector<std::size_t>& rows,
     FoldFit fit = fit_fold(*train_m, *valid_m, o, progress, label);
     std::vector<double> predicted;
     for (std::size_t i = 0; i < valid_rows.size(); ++i) {
-      predicted.push_back(to_target_scale(fit.predictions[i], o));
+      predicted.push_back(spec.decode(target, fit.predictions[i]));
       oof[valid_pos[i]] = predicted.back();
     }
     FoldResult fr = score_rows(d, valid_rows, predicted, target, o);
@@ -478,6 +479,23 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
                      "warm start model is for " + previous.dtype + ", data is " + d.dtype);
   std::filesystem::create_directories(o.out_dir);
 
+  FeatureSpec spec;
+  spec.op = o.op;
+  spec.dtype = d.dtype;
+  spec.hardware = o.hardware;
+  spec.schema = schema.name;
+  spec.features = schema.features;
+  spec.categorical = schema.categorical;
+  spec.targets = o.targets;
+  if (!o.warm_start.empty()) {  // labels must be encoded as the continued model's were
+    spec.log_targets = previous.log_targets;
+    spec.target_scales = previous.target_scales;
+  } else if (o.objective == "regression") {
+    spec.log_targets = o.targets;
+    for (const auto& t : o.targets) spec.target_scales[t] = default_scale(t);
+  }
+  spec.objective = o.objective;
+  spec.params = params_json(o);
   bool cv = o.warm_start.empty() && o.folds > 0;
   long per_target = cv ? long(o.folds + 1) * o.trees : o.add_trees;
   Progress progress(o, per_target * long(o.targets.size()));
@@ -491,8 +509,8 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
     tr.target = target;
     auto rows = target_rows(d, target);
     tr.rows = rows.size();
-    auto labels = make_labels(d, rows, target, o.objective);
-    if (cv) cross_validate(d, rows, labels, target, schema.features, o, progress, tr);
+    auto labels = make_labels(d, rows, target, spec);
+    if (cv) cross_validate(d, rows, labels, target, spec, o, progress, tr);
     fit_final(d, rows, labels, target, schema.features, o, progress, tr);
     nlohmann::json folds = nlohmann::json::array();
     for (const auto& f : tr.folds) folds.push_back(fold_json(f));
@@ -504,17 +522,6 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
                   {"overall", fold_json(tr.overall)}});
     result.targets.push_back(std::move(tr));
   }
-  FeatureSpec spec;
-  spec.op = o.op;
-  spec.dtype = d.dtype;
-  spec.hardware = o.hardware;
-  spec.schema = schema.name;
-  spec.features = schema.features;
-  spec.categorical = schema.categorical;
-  spec.targets = o.targets;
-  spec.log_targets = o.objective == "regression" ? o.targets : std::vector<std::string>{};
-  spec.objective = o.objective;
-  spec.params = params_json(o);
   spec.save(o.out_dir);
   write_manifest(result, o, d);
   progress.finish();

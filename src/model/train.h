@@ -80,6 +80,8 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
 // The measured value of `target` ("tflops", "latency" = median ms, "bandwidth" = GB/s).
 double target_value(const data::Measurement& m, const std::string& target);
 bool higher_is_better(const std::string& target);
+// Unit change applied before log1p (see FeatureSpec::target_scales).
+double default_scale(const std::string& target);
 const std::vector<std::string>& target_names();
 
 }  // namespace kselect::model

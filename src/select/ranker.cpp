@@ -20,7 +20,7 @@ Ranker Ranker::load(const std::filesystem::path& dir, const HardwareProfile& har
     if (file.empty())
       throw StorageError((dir / ("model_" + target + ".json")).string() +
                          ": missing (listed in feature_spec.json targets)");
-    TargetModel m{target, model::Forest::load(file), r.spec_.is_log(target)};
+    TargetModel m{target, model::Forest::load(file)};
     if (m.forest.num_features() > int(mapping.size()))
       throw StorageError(file.string() + ": reads feature " +
                          std::to_string(m.forest.num_features() - 1) +
@@ -84,7 +84,7 @@ std::vector<Scored> Ranker::rank(std::string_view problem, const features::Kerne
     if (spec_.objective != "regression") break;  // ranking scores have no unit
     predict(m, names.size(), raw);
     for (std::size_t i = 0; i < names.size(); ++i) {
-      double value = m.log ? std::expm1(double(raw[i])) : double(raw[i]);
+      double value = spec_.decode(m.target, double(raw[i]));
       if (m.target == "tflops") out[i].tflops = value;
       if (m.target == "latency") out[i].latency_ms = value;
       if (m.target == "bandwidth") out[i].bandwidth_gb_s = value;

@@ -60,7 +60,6 @@ class Ranker {
   struct TargetModel {
     std::string target;
     model::Forest forest;
-    bool log = false;
   };
   void predict(const TargetModel& m, std::size_t rows, std::vector<float>& raw) const;
   void check_dtype(std::string_view problem) const;

@@ -56,6 +56,8 @@ TEST(Train, LearnsSyntheticDataAndWritesEveryArtifact) {
   EXPECT_EQ(spec.schema, "kselect");
   EXPECT_EQ(spec.dtype, "fp32");
   EXPECT_EQ(spec.log_targets, std::vector<std::string>{"tflops"});
+  EXPECT_EQ(spec.scale("tflops"), 1e3);
+  EXPECT_NEAR(spec.decode("tflops", spec.encode("tflops", 0.25)), 0.25, 1e-12);
 }
 
 TEST(Train, OutOfFoldFileHasOneRowPerValidMeasurementAndNeverSplitsAShape) {
