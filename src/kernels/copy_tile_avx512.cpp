@@ -1,6 +1,6 @@
 // The cshuffle epilogue's final write of C: non-temporal stores for long, aligned rows, so a
 // C that is written once does not evict the packed panels from the caches.
-#include <immintrin.h>
+#include "kernels/simd.h"
 
 #include <cstdint>
 #include <cstring>

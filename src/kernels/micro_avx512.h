@@ -2,10 +2,7 @@
 // AVX-512 micro-kernels, templated on the register tile MR x NR, the K unroll KU, how A and B
 // are stored and walked, and whether the tile is cut by the matrix edge. Included only by the
 // micro_n*_avx512.cpp translation units (one per NR, so the two cores build them in parallel).
-// GCC's intrinsic headers use self-initialised "undefined" vectors, which -Wmaybe-uninitialized
-// reports once they are inlined into these kernels.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
+#include "kernels/simd.h"
 
 #include <algorithm>
 #include <cstdint>

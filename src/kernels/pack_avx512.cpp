@@ -1,7 +1,7 @@
 // Transposing pack with AVX-512: lanes (rows of A, columns of B) whose K values are contiguous
 // (row-major A, column-major B) are read 16 x 16 at a time and transposed in registers, instead
 // of one scalar store per element.
-#include <immintrin.h>
+#include "kernels/simd.h"
 
 #include <algorithm>
 #include <cstdint>
