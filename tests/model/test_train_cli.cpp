@@ -1,0 +1,85 @@
+// `kselect train` and `kselect predict` end to end: a store written through the data API, the
+// real binary, its exit codes and its JSON.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "data/store.h"
+#include "synthetic.h"
+#include "train_fixture.h"
+
+namespace kselect {
+namespace {
+
+struct Result {
+  int rc = -1;
+  std::string out;
+};
+
+Result run_cli(const std::string& args) {
+  Result r;
+  std::string command = std::string(KSELECT_CLI_PATH) + " " + args + " 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::array<char, 4096> buffer;
+  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) r.out.append(buffer.data(), n);
+  r.rc = WEXITSTATUS(pclose(pipe));
+  return r;
+}
+
+std::string make_store(const std::string& name) {
+  auto dir = testing::scratch_dir(name);
+  std::filesystem::create_directories(dir);
+  std::string path = (dir / "db.sqlite").string();
+  data::Store store(path);
+  long run = store.begin_run("gemm", testing::fixed_hardware(), {{"rules", "synthetic"}}, "k", 0);
+  std::map<std::string, std::vector<data::Measurement>> by_problem;
+  for (auto& m : testing::synthetic_measurements()) by_problem[m.problem].push_back(m);
+  auto config_of = [](const std::string& k) {
+    return nlohmann::json(gemm::GemmConfig::parse_name(k));
+  };
+  for (auto& [problem, rows] : by_problem)
+    store.write_problem(run, "k", "gemm", problem, rows, config_of);
+  store.finish_run(run, 0, false, "finished");
+  return path;
+}
+
+TEST(TrainCli, TrainsFromADatabaseAndPredictsRankedKernels) {
+  std::string db = make_store("cli_train");
+  auto model = testing::scratch_dir("cli_model");
+  Result t = run_cli("train --db " + db + " --out " + model.string() +
+                     " --trees 30 --folds 3 --threads 1 --target all --json");
+  ASSERT_EQ(t.rc, 0) << t.out;
+  auto result = nlohmann::json::parse(t.out);
+  EXPECT_EQ(result["targets"].size(), 3u);
+  EXPECT_EQ(result["unique_shapes"], 84);
+
+  Result p =
+      run_cli("predict --model " + model.string() +
+              " --problem m=128,n=1536,k=7168,layout=rcr,dtype=fp32 --rules full --top 5 --json");
+  ASSERT_EQ(p.rc, 0) << p.out;
+  auto ranked = nlohmann::json::parse(p.out);
+  ASSERT_EQ(ranked["ranked"].size(), 5u);
+  EXPECT_GT(ranked["candidates"].get<int>(), 5);
+  EXPECT_GT(ranked["ranked"][0]["tflops"].get<double>(), 0);
+  EXPECT_GT(ranked["ranked"][0]["latency_ms"].get<double>(), 0);
+
+  Result text =
+      run_cli("predict --model " + model.string() + " --problem m=64,n=64,k=64 --rules full");
+  EXPECT_EQ(text.rc, 0);
+  EXPECT_NE(text.out.find("gemm_universal_fp32_rcr"), std::string::npos) << text.out;
+}
+
+TEST(TrainCli, BadInputsExitNonZero) {
+  auto model = testing::scratch_dir("cli_bad_model");
+  EXPECT_EQ(run_cli("train --db /nonexistent/x.sqlite --out " + model.string()).rc, 4);
+  std::string db = make_store("cli_bad");
+  EXPECT_EQ(run_cli("train --db " + db + " --out " + model.string() + " --dtype bf16").rc, 3);
+  EXPECT_EQ(run_cli("train --db " + db + " --out " + model.string() + " --folds 500").rc, 3);
+  EXPECT_EQ(run_cli("predict --model " + model.string() + " --problem m=1,n=1,k=1").rc, 4);
+}
+
+}  // namespace
+}  // namespace kselect
