@@ -9,6 +9,7 @@
 
 #include "bench/progress.h"
 #include "core/error.h"
+#include "core/key_values.h"
 #include "features/engine.h"
 #include "model/feature_spec.h"
 #include "model/file_io.h"
@@ -338,7 +339,17 @@ void cross_validate(const Dataset& d, const std::vector<std::size_t>& rows,
   write_file(o.out_dir / ("oof_" + target + ".csv"), csv);
 }
 
-void save_booster(const xgb::Booster& booster, const std::string& target, const TrainOptions& o) {
+// XGBoost names features f0, f1, ... when the booster carries no names.
+std::string feature_name(const std::string& xgb_name, const std::vector<std::string>& names) {
+  if (xgb_name.size() > 1 && xgb_name[0] == 'f')
+    if (auto index = parse_int(std::string_view(xgb_name).substr(1));
+        index && *index >= 0 && std::size_t(*index) < names.size())
+      return names[std::size_t(*index)];
+  return xgb_name;
+}
+
+void save_booster(const xgb::Booster& booster, const std::string& target,
+                  const std::vector<std::string>& names, const TrainOptions& o) {
   std::string json = booster.save_json();
   auto base = o.out_dir / ("model_" + target + ".json");
   std::filesystem::remove(base);
@@ -349,7 +360,8 @@ void save_booster(const xgb::Booster& booster, const std::string& target, const 
     write_file(base, json);
   nlohmann::json importances = nlohmann::json::object();
   for (const char* type : {"total_gain", "gain", "weight"})
-    for (const auto& [name, score] : booster.importances(type)) importances[name][type] = score;
+    for (const auto& [name, score] : booster.importances(type))
+      importances[feature_name(name, names)][type] = score;
   write_json(o.out_dir / ("feature_importances_" + target + ".json"), importances);
 }
 
@@ -376,7 +388,7 @@ void fit_final(const Dataset& d, const std::vector<std::size_t>& rows,
                   std::to_string(rounds));
   }
   result.trees = booster.boosted_rounds();
-  save_booster(booster, target, o);
+  save_booster(booster, target, names, o);
 }
 
 // A warm start continues the same feature list and objective, or refuses.

@@ -52,6 +52,8 @@ TEST(Train, LearnsSyntheticDataAndWritesEveryArtifact) {
   auto cv = read_json(o.out_dir / "cv_metrics_tflops.json");
   EXPECT_EQ(cv["folds"].size(), 5u);
   EXPECT_TRUE(cv["folds"][0]["p10_efficiency"].is_number());
+  auto importances = read_json(o.out_dir / "feature_importances_tflops.json");
+  EXPECT_TRUE(importances.contains("tile_m")) << importances.dump();
   auto spec = FeatureSpec::load(o.out_dir);
   EXPECT_EQ(spec.schema, "kselect");
   EXPECT_EQ(spec.dtype, "fp32");
