@@ -8,7 +8,7 @@
 #include <ostream>
 
 #include "bench/machine_load.h"
-#include "bench/progress.h"
+#include "core/progress.h"
 #include "bench/stats.h"
 #include "core/error.h"
 #include "core/hardware.h"

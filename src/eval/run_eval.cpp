@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/progress.h"
+#include "core/progress.h"
 #include "core/error.h"
 #include "data/store.h"
 #include "eval/oof_file.h"
@@ -74,7 +74,7 @@ std::vector<Prediction> held_out(const EvalJob& job,
   std::map<std::string, std::vector<std::string>> candidates;
   for (const auto& m : measurements)
     if (m.valid) candidates[m.problem].push_back(m.kernel);
-  bench::Progress progress("eval: ranking", long(candidates.size()), std::cerr, job.progress);
+  Progress progress("eval: ranking", long(candidates.size()), std::cerr, job.progress);
   std::vector<Prediction> out;
   long done = 0;
   for (auto& [problem, kernels] : candidates) {

@@ -7,7 +7,7 @@
 #include <map>
 #include <memory>
 
-#include "bench/progress.h"
+#include "core/progress.h"
 #include "core/error.h"
 #include "core/key_values.h"
 #include "features/engine.h"
@@ -99,9 +99,9 @@ Dataset build_dataset(const std::vector<data::Measurement>& all, const TrainOpti
 }
 
 // Counts boosting rounds for the progress line (rate and ETA on stderr).
-class Progress {
+class RoundProgress {
  public:
-  Progress(const TrainOptions& options, long total)
+  RoundProgress(const TrainOptions& options, long total)
       : line_("train", total, std::cerr, options.progress) {}
   void step(const std::string& what) { line_.update(++done_, what); }
   // Rounds that early stopping made unnecessary count as done.
@@ -109,7 +109,7 @@ class Progress {
   void finish() { line_.finish(); }
 
  private:
-  bench::Progress line_;
+  kselect::Progress line_;
   long done_ = 0;
 };
 
@@ -234,7 +234,7 @@ struct FoldFit {
 
 // Boosts on `train` with early stopping on `valid`; predicts `valid` with the best prefix.
 FoldFit fit_fold(const xgb::Matrix& train, const xgb::Matrix& valid, const TrainOptions& o,
-                 Progress& progress, const std::string& label) {
+                 RoundProgress& progress, const std::string& label) {
   xgb::Booster booster({&train, &valid});
   set_params(booster, o);
   bool maximize = o.objective == "ranking";
@@ -295,7 +295,7 @@ std::vector<std::size_t> target_rows(const Dataset& d, const std::string& target
 
 void cross_validate(const Dataset& d, const std::vector<std::size_t>& rows,
                     const std::vector<float>& labels, const std::string& target,
-                    const FeatureSpec& spec, const TrainOptions& o, Progress& progress,
+                    const FeatureSpec& spec, const TrainOptions& o, RoundProgress& progress,
                     TargetResult& result) {
   const std::vector<std::string>& names = spec.features;
   std::vector<std::string> groups;
@@ -368,7 +368,7 @@ void save_booster(const xgb::Booster& booster, const std::string& target,
 // Continues boosting a warm-start model, or fits a fresh final model on every row.
 void fit_final(const Dataset& d, const std::vector<std::size_t>& rows,
                const std::vector<float>& labels, const std::string& target,
-               const std::vector<std::string>& names, const TrainOptions& o, Progress& progress,
+               const std::vector<std::string>& names, const TrainOptions& o, RoundProgress& progress,
                TargetResult& result) {
   auto all = make_matrix(d, rows, labels, names, o);
   xgb::Booster booster({all.get()});
@@ -510,7 +510,7 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
   spec.params = params_json(o);
   bool cv = o.warm_start.empty() && o.folds > 0;
   long per_target = cv ? long(o.folds + 1) * o.trees : o.add_trees;
-  Progress progress(o, per_target * long(o.targets.size()));
+  RoundProgress progress(o, per_target * long(o.targets.size()));
   TrainResult result;
   result.dir = o.out_dir;
   result.data_rows = d.data_rows;

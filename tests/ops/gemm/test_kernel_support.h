@@ -1,4 +1,5 @@
 #pragma once
+#include <ostream>
 // Shared by the GemmKernel tests: deterministic operands in every layout, a double-precision
 // reference, a tolerance per dtype, and an RAII cap on the instruction set (KSELECT_ISA).
 #include <gtest/gtest.h>
@@ -12,6 +13,11 @@
 
 #include "kernels/bf16.h"
 #include "ops/gemm/kernel.h"
+
+namespace kselect::gemm {
+// Parameterized tests print the kernel name instead of the struct's bytes.
+inline void PrintTo(const GemmConfig& config, std::ostream* os) { *os << config.name(); }
+}  // namespace kselect::gemm
 
 namespace kselect::gemm::testing {
 

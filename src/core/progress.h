@@ -4,7 +4,7 @@
 #include <iosfwd>
 #include <string>
 
-namespace kselect::bench {
+namespace kselect {
 
 class Progress {
  public:
@@ -24,4 +24,4 @@ class Progress {
   bool printed_ = false;
 };
 
-}  // namespace kselect::bench
+}  // namespace kselect

@@ -1,4 +1,4 @@
-#include "bench/progress.h"
+#include "core/progress.h"
 
 #include <unistd.h>
 
@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <ostream>
 
-namespace kselect::bench {
+namespace kselect {
 
 Progress::Progress(std::string label, long total, std::ostream& out, bool enabled)
     : label_(std::move(label)),
@@ -53,4 +53,4 @@ void Progress::finish() {
   if (enabled_ && printed_ && terminal_) out_ << "\n" << std::flush;
 }
 
-}  // namespace kselect::bench
+}  // namespace kselect
