@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 #include <mutex>
 #include <new>
 
@@ -203,6 +204,14 @@ class GemmOperation : public Operation {
 
   std::vector<std::string> kernel_names(std::string_view set,
                                         const KeyValues& filter) const override {
+    // "profiler+default": the union of several sets, in order, without repeats.
+    if (auto plus = set.find('+'); plus != std::string_view::npos) {
+      std::vector<std::string> names = kernel_names(set.substr(0, plus), filter);
+      std::set<std::string> seen(names.begin(), names.end());
+      for (auto& name : kernel_names(set.substr(plus + 1), filter))
+        if (seen.insert(name).second) names.push_back(std::move(name));
+      return names;
+    }
     const auto& configs = rule_set(set);
     if (!configs.empty()) {
       nlohmann::json sample = configs.front();
