@@ -13,7 +13,7 @@ namespace kselect::cli {
 namespace {
 
 struct PredictArgs {
-  std::string model, op, problem, rules = "default";
+  std::string model, op, problem, rules = "profiler+default";
   int top = 10;
   bool json = false;
 };

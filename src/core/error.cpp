@@ -5,12 +5,11 @@ namespace kselect {
 namespace {
 std::string locate(const std::string& file, long line, const std::string& field,
                    const std::string& what) {
-  std::string out;
-  if (!file.empty()) out += file;
-  if (line > 0) out += ":" + std::to_string(line);
-  if (!out.empty()) out += ": ";
-  if (!field.empty()) out += "field '" + field + "': ";
-  return out + what;
+  std::string out = file;
+  if (line > 0) out.append(":").append(std::to_string(line));
+  if (!out.empty()) out.append(": ");
+  if (!field.empty()) out.append("field '").append(field).append("': ");
+  return out.append(what);
 }
 }  // namespace
 

@@ -121,7 +121,10 @@ ProblemResult score_problem(const std::string& problem, const ProblemRows& rows,
   r.candidates = int(rows.valid.size());
   for (std::size_t i = 0; i < ranked.size() && r.hit_rank == 0; ++i)
     if (in_tie_band(*ranked[i], best, options.tie_band)) r.hit_rank = int(i) + 1;
-  if (const Measurement* d = default_pick(rows.valid, options.default_kernels)) {
+  const std::vector<std::string>& defaults =
+      options.default_order ? options.default_order(problem, options.default_kernels)
+                            : options.default_kernels;
+  if (const Measurement* d = default_pick(rows.valid, defaults)) {
     r.default_kernel = d->kernel;
     r.default_ms = d->median_ms;
   }

@@ -3,6 +3,7 @@
 // functions over in-memory data: the CLI loads measurements from the store and predictions from
 // a model directory (out-of-fold file) or a ranker, then calls evaluate().
 #include <cmath>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -30,6 +31,11 @@ struct EvalOptions {
   // The default rule set's kernels in set order: per problem the first one measured valid is
   // what kselect runs without a model.
   std::vector<std::string> default_kernels;
+  // When set, orders default_kernels per problem (Operation::heuristic_order): the no-model
+  // pick is then the first kernel in that order that is measured valid.
+  std::function<std::vector<std::string>(const std::string& problem,
+                                         const std::vector<std::string>& kernels)>
+      default_order;
   int cores = 0;  // for the "fewer tiles than cores" stratum; 0: this machine's physical cores
   int top_worst = 10;
   double tie_band = 0.02;           // a pick within this relative time of the oracle is a hit

@@ -116,6 +116,9 @@ EvalOutcome run_eval(const EvalJob& job) {
   auto measurements = store.read_measurements({.op = std::string(op.name()), .dtype = dtype});
   EvalOptions options = job.options;
   options.default_kernels = op.kernel_names(job.rules, {});
+  options.default_order = [&op](const std::string& problem, const std::vector<std::string>& k) {
+    return op.heuristic_order(problem, k);
+  };
   if (options.cores <= 0) options.cores = sweep_threads(store);
 
   EvalOutcome outcome;

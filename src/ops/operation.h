@@ -52,6 +52,14 @@ class Operation {
   virtual std::string unsupported_reason(std::string_view kernel,
                                          std::string_view problem) const = 0;
 
+  // The order in which kselect tries `kernels` for `problem` when it has no model: the first
+  // one that runs the problem is the no-model ("default") pick. The base order is the given one.
+  virtual std::vector<std::string> heuristic_order(std::string_view problem,
+                                                   std::vector<std::string> kernels) const {
+    (void)problem;
+    return kernels;
+  }
+
   virtual std::unique_ptr<Workload> make_workload(std::string_view problem,
                                                   unsigned seed) const = 0;
   // Binds a supported kernel to a workload; throws InputError if it does not support it.

@@ -2,10 +2,12 @@
 // problem, configuration, rule sets and CPU kernels.
 #include "ops/gemm/operation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <set>
 #include <mutex>
@@ -232,6 +234,27 @@ class GemmOperation : public Operation {
 
   nlohmann::json kernel_fields(std::string_view kernel) const override {
     return GemmConfig::parse_name(kernel);
+  }
+
+  // Without a model, prefer the kernel that wastes the least work on padding the M x N tiles
+  // (tile_m = 1 for M = 1, small tiles for skinny shapes); ties keep the rule set's order, which
+  // lists the large general-purpose tiles first.
+  std::vector<std::string> heuristic_order(std::string_view problem,
+                                           std::vector<std::string> kernels) const override {
+    GemmProblem p = GemmProblem::parse(problem);
+    auto padded_work = [&](const std::string& name) {
+      auto c = GemmConfig::from_name(name);
+      if (!c) return std::numeric_limits<double>::infinity();
+      auto round_up = [](std::int64_t x, int tile) { return double((x + tile - 1) / tile * tile); };
+      return round_up(p.m, c->tile_m) * round_up(p.n, c->tile_n);
+    };
+    std::vector<std::pair<double, std::string>> keyed;
+    for (auto& name : kernels) keyed.emplace_back(padded_work(name), std::move(name));
+    std::stable_sort(keyed.begin(), keyed.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::string> ordered;
+    for (auto& entry : keyed) ordered.push_back(std::move(entry.second));
+    return ordered;
   }
 
   std::string unsupported_reason(std::string_view kernel, std::string_view problem) const override {
