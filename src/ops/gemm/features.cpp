@@ -92,9 +92,12 @@ const std::vector<std::string> kCpuAdditions = {"bytes_per_element",
                                                 "l1_panel_ratio",
                                                 "l2_block_ratio",
                                                 "log2_total_output_tiles",
-                                                "log2_flops_per_task"};
+                                                "log2_flops_per_task",
+                                                "packed_bytes_per_flop",
+                                                "mem_reads_a_strided",
+                                                "mem_reads_b_strided"};
 
-constexpr int kFullCount = 43 + 17 + 12 + 19;
+constexpr int kFullCount = 43 + 17 + 12 + 22;
 
 const std::vector<std::string> kCategorical = {"layout", "pipeline", "scheduler", "epilogue"};
 
@@ -159,6 +162,13 @@ void compute_row(const GemmProblem& p, const GemmConfig& c, const features::Hard
   const double tasks = out_tiles * sk;
   const double rounds = ceil_div(tasks, hw.num_cus);
   const double lanes = std::max(hw.wavefront_size, 1.0);
+  // Bytes the pipeline copies before computing: compv3 packs B once (K x N), compv4 also packs
+  // the A block of every output tile (M x K per tile column); mem packs nothing but reads the
+  // operands in place, which for a column-major B (or A) means strided loads.
+  const bool is_mem = c.pipeline == Pipeline::kMem;
+  const double packed = is_mem ? 0.0
+                        : c.pipeline == Pipeline::kCompV3 ? k * n * bpe
+                                                          : (k * n + m * k * tiles_n) * bpe;
 
   const double values[] = {
       // CK core (43)
@@ -256,6 +266,9 @@ void compute_row(const GemmProblem& p, const GemmConfig& c, const features::Hard
       lds / std::max(hw.l2_kb * 1024.0, 1.0),
       std::log2(std::max(out_tiles, 1.0)),
       std::log2(std::max(2.0 * mnk / std::max(tasks, 1.0), 1.0)),
+      packed / std::max(2.0 * mnk, 1.0),
+      flag(is_mem && !a_row_major(p.layout)),
+      flag(is_mem && !b_row_major(p.layout)),
   };
   static_assert(std::size(values) == kFullCount);
   std::copy(std::begin(values), std::end(values), v);
