@@ -9,7 +9,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "eval/stats.h"
+#include "core/stats.h"
 
 namespace kselect::eval {
 

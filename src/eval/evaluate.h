@@ -11,7 +11,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "data/measurement.h"
-#include "eval/stats.h"
+#include "core/stats.h"
 
 namespace kselect::eval {
 

@@ -34,31 +34,6 @@ std::vector<int> group_k_fold(const std::vector<std::string>& groups, int folds)
   return out;
 }
 
-double percentile(std::vector<double> values, double q) {
-  if (values.empty()) return std::nan("");
-  std::sort(values.begin(), values.end());
-  double pos = q / 100.0 * double(values.size() - 1);
-  std::size_t lo = std::size_t(std::floor(pos));
-  std::size_t hi = std::min(lo + 1, values.size() - 1);
-  return values[lo] + (values[hi] - values[lo]) * (pos - double(lo));
-}
-
-FitMetrics fit_metrics(const std::vector<double>& predicted, const std::vector<double>& measured) {
-  FitMetrics m;
-  if (measured.empty()) return m;
-  double mean = 0;
-  for (double y : measured) mean += y;
-  mean /= double(measured.size());
-  double ss_res = 0, ss_tot = 0;
-  for (std::size_t i = 0; i < measured.size(); ++i) {
-    ss_res += (predicted[i] - measured[i]) * (predicted[i] - measured[i]);
-    ss_tot += (measured[i] - mean) * (measured[i] - mean);
-  }
-  m.rmse = std::sqrt(ss_res / double(measured.size()));
-  m.r2 = ss_tot > 0 ? 1.0 - ss_res / ss_tot : 0.0;
-  return m;
-}
-
 std::vector<double> pick_efficiencies(const std::vector<std::string>& problems,
                                       const std::vector<double>& score,
                                       const std::vector<double>& measured, bool higher_is_better) {

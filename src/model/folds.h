@@ -10,14 +10,6 @@ namespace kselect::model {
 // Throws InputError when there are fewer distinct groups than folds.
 std::vector<int> group_k_fold(const std::vector<std::string>& groups, int folds);
 
-// Linear-interpolated percentile (numpy's default), q in [0, 100]; NaN for no values.
-double percentile(std::vector<double> values, double q);
-
-struct FitMetrics {
-  double rmse = 0, r2 = 0;  // in the target's own scale
-};
-FitMetrics fit_metrics(const std::vector<double>& predicted, const std::vector<double>& measured);
-
 // Per-problem efficiency of picking the best-scored row: measured(pick) / best measured when
 // higher is better, best / measured(pick) otherwise. `problems` names each row's problem.
 std::vector<double> pick_efficiencies(const std::vector<std::string>& problems,

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "core/progress.h"
+#include "core/stats.h"
 #include "core/error.h"
 #include "core/key_values.h"
 #include "features/engine.h"
@@ -207,7 +208,7 @@ FoldResult score_rows(const Dataset& d, const std::vector<std::size_t>& rows,
     problems.push_back(d.rows[i]->problem);
   }
   if (o.objective == "regression") {
-    FitMetrics fit = fit_metrics(predicted, measured);
+    Fit fit = fit_quality(predicted, measured);
     r.rmse = fit.rmse;
     r.r2 = fit.r2;
   } else {

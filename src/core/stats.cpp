@@ -1,4 +1,4 @@
-#include "eval/stats.h"
+#include "core/stats.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <numeric>
 #include <stdexcept>
 
-namespace kselect::eval {
+namespace kselect {
 
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -50,4 +50,4 @@ Fit fit_quality(const std::vector<double>& predicted, const std::vector<double>&
   return f;
 }
 
-}  // namespace kselect::eval
+}  // namespace kselect

@@ -3,7 +3,7 @@
 // two nearest ranks (numpy's default, "type 7"), so numbers match CK's Python evaluation.
 #include <vector>
 
-namespace kselect::eval {
+namespace kselect {
 
 // Percentile `p` in [0, 100] of `values` (any order): with the values sorted as x[0..n-1] and
 // h = (n - 1) * p / 100, the result is x[floor h] + (h - floor h) * (x[floor h + 1] - x[floor h]).
@@ -26,4 +26,4 @@ struct Fit {
 };
 Fit fit_quality(const std::vector<double>& predicted, const std::vector<double>& actual);
 
-}  // namespace kselect::eval
+}  // namespace kselect

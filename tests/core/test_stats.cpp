@@ -1,10 +1,10 @@
-#include "eval/stats.h"
+#include "core/stats.h"
 
 #include <cmath>
 
 #include <gtest/gtest.h>
 
-namespace kselect::eval {
+namespace kselect {
 
 TEST(EvalPercentile, InterpolatesBetweenClosestRanks) {
   // Sorted 1..5: h = 4 * 0.1 = 0.4 -> 1 + 0.4 * (2 - 1).
@@ -36,4 +36,4 @@ TEST(EvalFit, R2AndRmseInTheGivenScale) {
   EXPECT_TRUE(std::isnan(fit_quality({1, 1}, {2, 2}).r2));  // constant actual values
 }
 
-}  // namespace kselect::eval
+}  // namespace kselect
