@@ -1,3 +1,4 @@
+#include <unistd.h>
 #include "eval/compare.h"
 
 #include <filesystem>
@@ -114,7 +115,7 @@ TEST(Compare, MalformedReportsNameTheFileAndField) {
   j["per_problem"][1] = j["per_problem"][0];
   EXPECT_THAT(message(j), HasSubstr("repeated problem 'a'"));
 
-  auto path = std::filesystem::temp_directory_path() / "kselect_compare_bad.json";
+  auto path = std::filesystem::temp_directory_path() / ("kselect_compare_bad_" + std::to_string(getpid()) + ".json");
   std::ofstream(path) << "{\"per_problem\": [";
   try {
     load_run(path.string());

@@ -1,4 +1,5 @@
 #pragma once
+#include <unistd.h>
 // Small, fast training settings and a scratch model directory for the learning tests.
 #include <filesystem>
 #include <string>
@@ -21,7 +22,9 @@ inline HardwareProfile fixed_hardware(int cores = 2) {
 }
 
 inline std::filesystem::path scratch_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("kselect_test_" + name);
+  // The process id keeps parallel test processes (ctest -j, two checkouts) apart.
+  auto dir = std::filesystem::temp_directory_path() /
+             ("kselect_test_" + name + "_" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   return dir;
 }
