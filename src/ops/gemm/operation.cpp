@@ -236,20 +236,22 @@ class GemmOperation : public Operation {
     return GemmConfig::parse_name(kernel);
   }
 
-  // Without a model, prefer the kernel that wastes the least work on padding the M x N tiles
-  // (tile_m = 1 for M = 1, small tiles for skinny shapes); ties keep the rule set's order, which
-  // lists the large general-purpose tiles first.
+  // Without a model, prefer the kernel with the least operand traffic: a tm x tn tile reads
+  // (1/tm + 1/tn) operand elements per multiply-add over the padded M x N extent. That favours
+  // large tiles for large shapes and tile_m = 1 for M = 1 (where a tall tile only pads); ties
+  // keep the rule set's order.
   std::vector<std::string> heuristic_order(std::string_view problem,
                                            std::vector<std::string> kernels) const override {
     GemmProblem p = GemmProblem::parse(problem);
-    auto padded_work = [&](const std::string& name) {
+    auto traffic = [&](const std::string& name) {
       auto c = GemmConfig::from_name(name);
       if (!c) return std::numeric_limits<double>::infinity();
       auto round_up = [](std::int64_t x, int tile) { return double((x + tile - 1) / tile * tile); };
-      return round_up(p.m, c->tile_m) * round_up(p.n, c->tile_n);
+      return round_up(p.m, c->tile_m) * round_up(p.n, c->tile_n) *
+             (1.0 / c->tile_m + 1.0 / c->tile_n);
     };
     std::vector<std::pair<double, std::string>> keyed;
-    for (auto& name : kernels) keyed.emplace_back(padded_work(name), std::move(name));
+    for (auto& name : kernels) keyed.emplace_back(traffic(name), std::move(name));
     std::stable_sort(keyed.begin(), keyed.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<std::string> ordered;
