@@ -110,18 +110,18 @@ void bench_ours(benchmark::State& state, const Case& c, const std::string& confi
 
 // The `full` rule set's fp32/rcr configurations that run the case, pruned to the plausible
 // ones so a search takes minutes: single-warp compv4 with large tiles for large M; for small M
-// compv3 (packed B, A read in place) with tiles about as tall as M (padded twins only: pad-free kernels run the
-// same code minus the edge path, which these shapes never take).
+// compv3 (packed B, A read in place) with tiles about as tall as M (padded twins only: pad-free
+// kernels run the same code minus the edge path, which these shapes never take).
 std::vector<GemmConfig> candidates(const Case& c) {
   std::vector<GemmConfig> out;
   for (const GemmConfig& g : kselect::gemm::rule_set("full")) {
     if (g.dtype != kselect::gemm::DType::kFp32 || g.layout != kselect::gemm::Layout::kRcr) continue;
-    bool plausible = c.m > 64 ? g.pipeline == kselect::gemm::Pipeline::kCompV4 &&
-                                    g.num_warps() == 1 && g.tile_m >= 48 && g.tile_n >= 256 &&
-                                    g.tile_k >= 256 && g.pad_m
-                              : g.pipeline == kselect::gemm::Pipeline::kCompV3 &&
-                                    g.tile_m >= c.m / 2 && g.tile_m <= 2 * c.m && g.pad_m &&
-                                    g.num_warps() <= c.threads && g.tile_k >= 128;
+    bool plausible = c.m > 64
+                         ? g.pipeline == kselect::gemm::Pipeline::kCompV4 && g.num_warps() == 1 &&
+                               g.tile_m >= 48 && g.tile_n >= 256 && g.tile_k >= 256 && g.pad_m
+                         : g.pipeline == kselect::gemm::Pipeline::kCompV3 && g.tile_m >= c.m / 2 &&
+                               g.tile_m <= 2 * c.m && g.pad_m && g.num_warps() <= c.threads &&
+                               g.tile_k >= 128;
     if (plausible) out.push_back(g);
   }
   return out;

@@ -22,11 +22,11 @@ class StorageError : public std::runtime_error {
 // Exit codes of the CLI; documented in docs/cli.md.
 enum ExitCode : int {
   kExitOk = 0,
-  kExitFailure = 1,      // a check or acceptance test did not pass
-  kExitUsage = 2,        // bad command line
-  kExitInput = 3,        // bad input data (file, line, field named in the message)
-  kExitStorage = 4,      // database or model file unreadable, locked or corrupt
-  kExitInternal = 70,    // a bug: please report
+  kExitFailure = 1,    // a check or acceptance test did not pass
+  kExitUsage = 2,      // bad command line
+  kExitInput = 3,      // bad input data (file, line, field named in the message)
+  kExitStorage = 4,    // database or model file unreadable, locked or corrupt
+  kExitInternal = 70,  // a bug: please report
 };
 
 }  // namespace kselect

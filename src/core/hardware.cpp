@@ -46,9 +46,9 @@ void read_cpuinfo(HardwareProfile& h) {
   std::string line;
   std::set<std::string> flags, physical_ids, core_ids;
   static const std::set<std::string> kInteresting = {
-      "sse4_2",      "avx",       "avx2",       "fma",          "f16c",     "avx512f",
-      "avx512bw",    "avx512vl",  "avx512dq",   "avx512_bf16",  "avx512_vnni", "avx512_fp16",
-      "amx_tile",    "amx_bf16",  "amx_int8",   "avx_vnni"};
+      "sse4_2",   "avx",      "avx2",     "fma",         "f16c",        "avx512f",
+      "avx512bw", "avx512vl", "avx512dq", "avx512_bf16", "avx512_vnni", "avx512_fp16",
+      "amx_tile", "amx_bf16", "amx_int8", "avx_vnni"};
   std::string physical_id;
   while (std::getline(in, line)) {
     auto colon = line.find(':');
@@ -80,8 +80,9 @@ HardwareProfile detect() {
   if (!max_khz.empty()) h.max_mhz = std::atof(max_khz.c_str()) / 1000.0;
   cpu_set_t set;
   CPU_ZERO(&set);
-  h.logical_cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set)
-                                                                : int(sysconf(_SC_NPROCESSORS_ONLN));
+  h.logical_cpus = sched_getaffinity(0, sizeof(set), &set) == 0
+                       ? CPU_COUNT(&set)
+                       : int(sysconf(_SC_NPROCESSORS_ONLN));
   return h;
 }
 
@@ -93,9 +94,9 @@ bool HardwareProfile::has(const std::string& flag) const {
 
 std::string HardwareProfile::summary() const {
   std::string best = has("avx512_bf16") ? "avx512_bf16"
-                     : has("avx512f")    ? "avx512"
-                     : has("avx2")       ? "avx2"
-                                         : "scalar";
+                     : has("avx512f")   ? "avx512"
+                     : has("avx2")      ? "avx2"
+                                        : "scalar";
   return cpu_model + "/" + std::to_string(logical_cpus) + "c/" + best;
 }
 
@@ -105,11 +106,16 @@ const HardwareProfile& host_hardware() {
 }
 
 void to_json(nlohmann::json& j, const HardwareProfile& h) {
-  j = nlohmann::json{{"cpu_model", h.cpu_model}, {"vendor", h.vendor},
-                     {"logical_cpus", h.logical_cpus}, {"physical_cores", h.physical_cores},
-                     {"sockets", h.sockets}, {"max_mhz", h.max_mhz},
-                     {"l1d_kib", h.l1d_kib}, {"l2_kib", h.l2_kib},
-                     {"l3_kib", h.l3_kib}, {"isa", h.isa}};
+  j = nlohmann::json{{"cpu_model", h.cpu_model},
+                     {"vendor", h.vendor},
+                     {"logical_cpus", h.logical_cpus},
+                     {"physical_cores", h.physical_cores},
+                     {"sockets", h.sockets},
+                     {"max_mhz", h.max_mhz},
+                     {"l1d_kib", h.l1d_kib},
+                     {"l2_kib", h.l2_kib},
+                     {"l3_kib", h.l3_kib},
+                     {"isa", h.isa}};
 }
 
 void from_json(const nlohmann::json& j, HardwareProfile& h) {

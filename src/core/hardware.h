@@ -9,14 +9,15 @@
 namespace kselect {
 
 struct HardwareProfile {
-  std::string cpu_model;      // /proc/cpuinfo "model name"
-  std::string vendor;         // "AuthenticAMD", "GenuineIntel", ...
-  int logical_cpus = 1;       // usable by this process (sched_getaffinity)
+  std::string cpu_model;  // /proc/cpuinfo "model name"
+  std::string vendor;     // "AuthenticAMD", "GenuineIntel", ...
+  int logical_cpus = 1;   // usable by this process (sched_getaffinity)
   int physical_cores = 1;
   int sockets = 1;
-  double max_mhz = 0;         // sysfs cpuinfo_max_freq, else /proc/cpuinfo "cpu MHz"
+  double max_mhz = 0;                       // sysfs cpuinfo_max_freq, else /proc/cpuinfo "cpu MHz"
   int l1d_kib = 0, l2_kib = 0, l3_kib = 0;  // per core (L1, L2) and total shared (L3)
-  std::vector<std::string> isa;  // subset of: avx2 fma avx512f avx512bw avx512vl avx512_bf16 amx_tile ...
+  std::vector<std::string>
+      isa;  // subset of: avx2 fma avx512f avx512bw avx512vl avx512_bf16 amx_tile ...
   bool has(const std::string& flag) const;
   // Compact stable text for keys, e.g. "AMD EPYC/2c/avx512_bf16".
   std::string summary() const;

@@ -64,7 +64,9 @@ void KeyValues::set(std::string key, std::string value) {
   items_.emplace_back(std::move(key), std::move(value));
 }
 
-bool KeyValues::has(std::string_view key) const { return get(key).has_value(); }
+bool KeyValues::has(std::string_view key) const {
+  return get(key).has_value();
+}
 
 std::optional<std::string> KeyValues::get(std::string_view key) const {
   for (const auto& [k, v] : items_)

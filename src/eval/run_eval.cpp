@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/progress.h"
 #include "core/error.h"
+#include "core/progress.h"
 #include "data/store.h"
 #include "eval/oof_file.h"
 #include "model/feature_spec.h"

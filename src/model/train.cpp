@@ -7,10 +7,10 @@
 #include <map>
 #include <memory>
 
-#include "core/progress.h"
-#include "core/stats.h"
 #include "core/error.h"
 #include "core/key_values.h"
+#include "core/progress.h"
+#include "core/stats.h"
 #include "features/engine.h"
 #include "model/feature_spec.h"
 #include "model/file_io.h"
@@ -369,8 +369,8 @@ void save_booster(const xgb::Booster& booster, const std::string& target,
 // Continues boosting a warm-start model, or fits a fresh final model on every row.
 void fit_final(const Dataset& d, const std::vector<std::size_t>& rows,
                const std::vector<float>& labels, const std::string& target,
-               const std::vector<std::string>& names, const TrainOptions& o, RoundProgress& progress,
-               TargetResult& result) {
+               const std::vector<std::string>& names, const TrainOptions& o,
+               RoundProgress& progress, TargetResult& result) {
   auto all = make_matrix(d, rows, labels, names, o);
   xgb::Booster booster({all.get()});
   int rounds = o.trees;

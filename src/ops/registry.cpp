@@ -17,7 +17,8 @@ const Operation& find_operation(std::string_view name) {
     if (op->name() == name) return *op;
   std::string known;
   for (const auto& n : operation_names()) known += (known.empty() ? "" : ", ") + n;
-  throw InputError("", 0, "op", "unknown operation '" + std::string(name) + "' (known: " + known + ")");
+  throw InputError("", 0, "op",
+                   "unknown operation '" + std::string(name) + "' (known: " + known + ")");
 }
 
 std::vector<std::string> operation_names() {

@@ -115,7 +115,8 @@ TEST(Compare, MalformedReportsNameTheFileAndField) {
   j["per_problem"][1] = j["per_problem"][0];
   EXPECT_THAT(message(j), HasSubstr("repeated problem 'a'"));
 
-  auto path = std::filesystem::temp_directory_path() / ("kselect_compare_bad_" + std::to_string(getpid()) + ".json");
+  auto path = std::filesystem::temp_directory_path() /
+              ("kselect_compare_bad_" + std::to_string(getpid()) + ".json");
   std::ofstream(path) << "{\"per_problem\": [";
   try {
     load_run(path.string());

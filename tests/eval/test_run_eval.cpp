@@ -58,7 +58,8 @@ class RunEval : public ::testing::Test {
     train_result() = model::train(all, options);
   }
   static std::string db() {
-    return (std::filesystem::temp_directory_path() / ("kselect_run_eval_" + std::to_string(getpid()) + ".sqlite"))
+    return (std::filesystem::temp_directory_path() /
+            ("kselect_run_eval_" + std::to_string(getpid()) + ".sqlite"))
         .string();
   }
   static model::TrainResult& train_result() {

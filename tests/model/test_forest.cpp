@@ -82,7 +82,8 @@ TEST(Forest, LoadsGzipCompressedModelsAsIs) {
   Fixture f = make_data(2);
   std::vector<float> expected;
   std::string json = train_model(f, 10, &expected);
-  auto dir = std::filesystem::temp_directory_path() / ("kselect_forest_gz_" + std::to_string(getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("kselect_forest_gz_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   write_gzip(dir / "model.json.gz", json);
   write_file(dir / "model.json", json);
@@ -112,7 +113,8 @@ TEST(Forest, RemappedColumnsGiveTheSamePredictions) {
 }
 
 TEST(Forest, CorruptModelsAreStorageErrors) {
-  auto dir = std::filesystem::temp_directory_path() / ("kselect_forest_bad_" + std::to_string(getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("kselect_forest_bad_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   write_file(dir / "truncated.json", R"({"learner": {"objective": )");
   EXPECT_THROW(Forest::load(dir / "truncated.json"), StorageError);

@@ -10,16 +10,21 @@ namespace kselect::gemm {
 
 std::string_view to_string(Pipeline p) {
   switch (p) {
-    case Pipeline::kCompV3: return "compv3";
-    case Pipeline::kCompV4: return "compv4";
-    case Pipeline::kMem: return "mem";
+    case Pipeline::kCompV3:
+      return "compv3";
+    case Pipeline::kCompV4:
+      return "compv4";
+    case Pipeline::kMem:
+      return "mem";
   }
   return "?";
 }
 std::string_view to_string(Scheduler s) {
   return s == Scheduler::kIntrawave ? "intrawave" : "interwave";
 }
-std::string_view to_string(Epilogue e) { return e == Epilogue::kDefault ? "default" : "cshuffle"; }
+std::string_view to_string(Epilogue e) {
+  return e == Epilogue::kDefault ? "default" : "cshuffle";
+}
 
 Pipeline parse_pipeline(std::string_view text) {
   for (Pipeline p : {Pipeline::kCompV3, Pipeline::kCompV4, Pipeline::kMem})
@@ -45,7 +50,9 @@ namespace {
 std::string triple(int a, int b, int c) {
   return std::to_string(a) + "x" + std::to_string(b) + "x" + std::to_string(c);
 }
-std::string_view boolean(bool b) { return b ? "True" : "False"; }
+std::string_view boolean(bool b) {
+  return b ? "True" : "False";
+}
 
 std::vector<std::string_view> split(std::string_view s, char sep) {
   std::vector<std::string_view> out;
@@ -124,7 +131,8 @@ std::optional<GemmConfig> GemmConfig::from_name(std::string_view name, std::stri
   }
   bool* flags[4] = {&c.pad_m, &c.pad_n, &c.pad_k, &c.persistent};
   for (int i = 0; i < 4; ++i)
-    if (!parse_bool(parts[5 + i], *flags[i])) return fail("pad/persistent flags must be True or False");
+    if (!parse_bool(parts[5 + i], *flags[i]))
+      return fail("pad/persistent flags must be True or False");
   if (!parse_triple(parts[9], c.tile_m, c.tile_n, c.tile_k)) return fail("bad tile MxNxK");
   if (!parse_triple(parts[10], c.warp_m, c.warp_n, c.warp_k)) return fail("bad warps MxNxK");
   if (!parse_triple(parts[11], c.warp_tile_m, c.warp_tile_n, c.warp_tile_k))
@@ -135,7 +143,9 @@ std::optional<GemmConfig> GemmConfig::from_name(std::string_view name, std::stri
 GemmConfig GemmConfig::parse_name(std::string_view name) {
   std::string why;
   auto c = from_name(name, &why);
-  if (!c) throw InputError("", 0, "kernel", "'" + std::string(name) + "' is not a GEMM kernel name: " + why);
+  if (!c)
+    throw InputError("", 0, "kernel",
+                     "'" + std::string(name) + "' is not a GEMM kernel name: " + why);
   return *c;
 }
 

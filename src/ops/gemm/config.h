@@ -33,8 +33,8 @@ struct GemmConfig {
   Scheduler scheduler = Scheduler::kIntrawave;
   bool pad_m = true, pad_n = true, pad_k = true;
   bool persistent = false;
-  int tile_m = 64, tile_n = 64, tile_k = 256;           // cache block per task
-  int warp_m = 1, warp_n = 1, warp_k = 1;               // threads splitting one block
+  int tile_m = 64, tile_n = 64, tile_k = 256;              // cache block per task
+  int warp_m = 1, warp_n = 1, warp_k = 1;                  // threads splitting one block
   int warp_tile_m = 8, warp_tile_n = 32, warp_tile_k = 1;  // register micro-tile, k unroll
 
   std::string name() const;

@@ -166,7 +166,7 @@ void compute_row(const GemmProblem& p, const GemmConfig& c, const features::Hard
   // the A block of every output tile (M x K per tile column); mem packs nothing but reads the
   // operands in place, which for a column-major B (or A) means strided loads.
   const bool is_mem = c.pipeline == Pipeline::kMem;
-  const double packed = is_mem ? 0.0
+  const double packed = is_mem                            ? 0.0
                         : c.pipeline == Pipeline::kCompV3 ? k * n * bpe
                                                           : (k * n + m * k * tiles_n) * bpe;
 

@@ -9,9 +9,9 @@
 #include <cstring>
 #include <limits>
 #include <map>
-#include <set>
 #include <mutex>
 #include <new>
+#include <set>
 
 #include "core/error.h"
 #include "ops/gemm/config.h"

@@ -4,14 +4,20 @@
 
 namespace kselect::gemm {
 
-std::string_view to_string(DType d) { return d == DType::kFp32 ? "fp32" : "bf16"; }
+std::string_view to_string(DType d) {
+  return d == DType::kFp32 ? "fp32" : "bf16";
+}
 
 std::string_view to_string(Layout l) {
   switch (l) {
-    case Layout::kRcr: return "rcr";
-    case Layout::kRrr: return "rrr";
-    case Layout::kCrr: return "crr";
-    case Layout::kCcr: return "ccr";
+    case Layout::kRcr:
+      return "rcr";
+    case Layout::kRrr:
+      return "rrr";
+    case Layout::kCrr:
+      return "crr";
+    case Layout::kCcr:
+      return "ccr";
   }
   return "?";
 }
@@ -19,7 +25,8 @@ std::string_view to_string(Layout l) {
 DType parse_dtype(std::string_view text) {
   if (text == "fp32") return DType::kFp32;
   if (text == "bf16") return DType::kBf16;
-  throw InputError("", 0, "dtype", "unknown dtype '" + std::string(text) + "' (expected fp32 or bf16)");
+  throw InputError("", 0, "dtype",
+                   "unknown dtype '" + std::string(text) + "' (expected fp32 or bf16)");
 }
 
 Layout parse_layout(std::string_view text) {
@@ -29,7 +36,9 @@ Layout parse_layout(std::string_view text) {
                    "unknown layout '" + std::string(text) + "' (expected rcr, rrr, crr or ccr)");
 }
 
-double bytes_per_element(DType d) { return d == DType::kFp32 ? 4.0 : 2.0; }
+double bytes_per_element(DType d) {
+  return d == DType::kFp32 ? 4.0 : 2.0;
+}
 
 GemmProblem GemmProblem::parse(std::string_view text, const std::string& source) {
   return from_key_values(KeyValues::parse(text, source), source);

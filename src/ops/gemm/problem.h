@@ -18,8 +18,12 @@ std::string_view to_string(Layout l);
 DType parse_dtype(std::string_view text);    // throws InputError
 Layout parse_layout(std::string_view text);  // throws InputError
 double bytes_per_element(DType d);
-inline bool a_row_major(Layout l) { return l == Layout::kRcr || l == Layout::kRrr; }
-inline bool b_row_major(Layout l) { return l == Layout::kRrr || l == Layout::kCrr; }
+inline bool a_row_major(Layout l) {
+  return l == Layout::kRcr || l == Layout::kRrr;
+}
+inline bool b_row_major(Layout l) {
+  return l == Layout::kRrr || l == Layout::kCrr;
+}
 
 struct GemmProblem {
   std::int64_t m = 1, n = 1, k = 1;

@@ -15,9 +15,15 @@ TEST(GemmConfigName, MatchesCkFormat) {
   c.scheduler = Scheduler::kIntrawave;
   c.pad_m = c.pad_n = c.pad_k = true;
   c.persistent = false;
-  c.tile_m = 128; c.tile_n = 128; c.tile_k = 32;
-  c.warp_m = 2; c.warp_n = 2; c.warp_k = 1;
-  c.warp_tile_m = 32; c.warp_tile_n = 32; c.warp_tile_k = 16;
+  c.tile_m = 128;
+  c.tile_n = 128;
+  c.tile_k = 32;
+  c.warp_m = 2;
+  c.warp_n = 2;
+  c.warp_k = 1;
+  c.warp_tile_m = 32;
+  c.warp_tile_n = 32;
+  c.warp_tile_k = 16;
   EXPECT_EQ(c.name(),
             "gemm_universal_bf16_rcr_compv4_cshuffle_intrawave_True_True_True_False_128x128x32_"
             "2x2x1_32x32x16");
@@ -25,10 +31,12 @@ TEST(GemmConfigName, MatchesCkFormat) {
 }
 
 TEST(GemmConfigName, RejectsMalformedNames) {
-  for (const char* bad : {"", "gemm_universal_", "gemm_universal_fp64_rcr_mem_default_intrawave_True_True_True_False_8x8x8_1x1x1_1x16x1",
-                          "gemm_universal_fp32_rcr_mem_default_intrawave_Yes_True_True_False_8x8x8_1x1x1_1x16x1",
-                          "gemm_universal_fp32_rcr_mem_default_intrawave_True_True_True_False_8x8_1x1x1_1x16x1",
-                          "gemm_universal_fp32_rcr_mem_default_intrawave_True_True_True_False_8x8x0_1x1x1_1x16x1"}) {
+  for (const char* bad :
+       {"", "gemm_universal_",
+        "gemm_universal_fp64_rcr_mem_default_intrawave_True_True_True_False_8x8x8_1x1x1_1x16x1",
+        "gemm_universal_fp32_rcr_mem_default_intrawave_Yes_True_True_False_8x8x8_1x1x1_1x16x1",
+        "gemm_universal_fp32_rcr_mem_default_intrawave_True_True_True_False_8x8_1x1x1_1x16x1",
+        "gemm_universal_fp32_rcr_mem_default_intrawave_True_True_True_False_8x8x0_1x1x1_1x16x1"}) {
     EXPECT_FALSE(GemmConfig::from_name(bad).has_value()) << bad;
     EXPECT_THROW(GemmConfig::parse_name(bad), InputError) << bad;
   }

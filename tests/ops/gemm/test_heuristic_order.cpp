@@ -6,9 +6,13 @@
 namespace kselect {
 namespace {
 
-const char* kBig = "gemm_universal_fp32_rcr_compv4_cshuffle_intrawave_True_True_True_False_128x128x128_2x2x1_8x32x2";
-const char* kRow = "gemm_universal_fp32_rcr_mem_default_intrawave_True_True_True_False_1x256x64_1x2x1_1x64x1";
-const char* kFour = "gemm_universal_fp32_rcr_mem_default_intrawave_True_True_True_False_4x256x64_1x2x1_4x64x1";
+const char* kBig =
+    "gemm_universal_fp32_rcr_compv4_cshuffle_intrawave_True_True_True_False_128x128x128_2x2x1_"
+    "8x32x2";
+const char* kRow =
+    "gemm_universal_fp32_rcr_mem_default_intrawave_True_True_True_False_1x256x64_1x2x1_1x64x1";
+const char* kFour =
+    "gemm_universal_fp32_rcr_mem_default_intrawave_True_True_True_False_4x256x64_1x2x1_4x64x1";
 
 TEST(GemmHeuristicOrder, SingleRowProblemsPreferSingleRowTiles) {
   // 1 x 256: 4096 * (1 + 1/256); 4 x 256 pads M to 4; 128 x 128 pads M to 128.

@@ -16,7 +16,9 @@
 
 namespace kselect::gemm {
 // Parameterized tests print the kernel name instead of the struct's bytes.
-inline void PrintTo(const GemmConfig& config, std::ostream* os) { *os << config.name(); }
+inline void PrintTo(const GemmConfig& config, std::ostream* os) {
+  *os << config.name();
+}
 }  // namespace kselect::gemm
 
 namespace kselect::gemm::testing {
