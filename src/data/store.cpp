@@ -316,6 +316,21 @@ std::vector<Measurement> Store::read_measurements(const MeasurementFilter& filte
   return out;
 }
 
+std::vector<std::string> Store::ops() const {
+  std::vector<std::string> out;
+  Statement query(*db_, "SELECT DISTINCT op FROM problems ORDER BY op");
+  while (query.step()) out.push_back(query.column_text(0));
+  return out;
+}
+
+std::map<std::string, nlohmann::json> Store::kernel_configs(const std::string& op) const {
+  std::map<std::string, nlohmann::json> out;
+  Statement query(*db_, "SELECT name, config FROM kernels WHERE op = ?");
+  query.bind(1, op);
+  while (query.step()) out[query.column_text(0)] = parse_json_column(query.column_text(1));
+  return out;
+}
+
 StoreInfo Store::info() const {
   StoreInfo info;
   info.path = path();

@@ -4,6 +4,7 @@
 // busy timeout); every problem's results are written in one transaction, so a killed sweep
 // loses at most the problem it was measuring.
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -89,6 +90,11 @@ class Store {
 
   std::vector<Measurement> read_measurements(const MeasurementFilter& filter = {}) const;
   StoreInfo info() const;
+  // The operations whose problems the store holds, sorted ("gemm", "generic"): a store of
+  // imported data remembers its op, so training needs no --op.
+  std::vector<std::string> ops() const;
+  // Kernel name -> configuration JSON (its parameters) for every kernel of `op`.
+  std::map<std::string, nlohmann::json> kernel_configs(const std::string& op) const;
 
   // Adds every run, problem, kernel and measurement of the stores at `inputs`; measurements
   // whose (problem, kernel, settings key) is already present and runs already present (same

@@ -72,6 +72,18 @@ TEST(Store, RoundTripsEveryField) {
   EXPECT_EQ(problem_fields_json(kProblem)["dtype"], "fp32");
 }
 
+TEST(Store, RemembersOpsAndKernelConfigs) {
+  TempDir dir;
+  Store store(dir.file("ops.sqlite"));
+  EXPECT_TRUE(store.ops().empty());
+  write_one(store, kProblem, {sample("k_fast", 0.5), sample("k_slow", 0.7)});
+  EXPECT_EQ(store.ops(), std::vector<std::string>{"gemm"});
+  auto configs = store.kernel_configs("gemm");
+  ASSERT_EQ(configs.size(), 2u);
+  EXPECT_EQ(configs.at("k_slow"), config_of("k_slow"));
+  EXPECT_TRUE(store.kernel_configs("generic").empty());
+}
+
 TEST(Store, FiltersAndDeduplicates) {
   TempDir dir;
   Store store(dir.file("a.sqlite"));

@@ -1,0 +1,84 @@
+#pragma once
+// Importers turn other projects' measurement files (MIOpen find-db, Kernel Tuner caches, CK
+// benchmark output, generic CSV) into kselect measurements. Each format is one Importer that
+// parses an already-decompressed text stream and reports every row it understood and every line
+// it could not use, with the reason; the import driver (import_file) does decompression,
+// progress, duplicate aggregation and the transactional write to the store.
+//
+// Formats register themselves (one `RegisterImporter` object per format file); libkselect is
+// linked whole-archive so the registrations are never dropped by the linker.
+#include <cmath>
+#include <functional>
+#include <istream>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/key_values.h"
+
+namespace kselect::importers {
+
+// One measured (problem, kernel) pair read from a file.
+struct ImportedRow {
+  std::string op;       // "gemm" for problems kselect's GEMM op understands, else "generic"
+  std::string problem;  // canonical "key=value,..." text: field names lower-case, fixed order
+  std::string kernel;   // the kernel's name as the source names it (solver, CK name, params)
+  // The kernel's parameters ({"block_size_x": 16, "pipeline": "compv4", ...}); an empty object
+  // when the source identifies the kernel only by name (then the name is the feature).
+  nlohmann::json kernel_config = nlohmann::json::object();
+  bool valid = true;   // false: failed, unsupported, zero/negative/non-finite time
+  std::string reason;  // why not valid
+  double time_ms = std::nan("");
+  double tflops = std::nan("");  // when the source gives it (or it follows from the problem)
+  double bandwidth_gb_s = std::nan("");
+  long line = 0;  // 1-based line of the source it came from (0 when not line-oriented)
+};
+
+// Receives what an importer reads. The driver's sink aggregates duplicates and writes the store.
+class RowSink {
+ public:
+  virtual ~RowSink() = default;
+  virtual void add(ImportedRow row) = 0;
+  // A line (or record) that yields no row: `line` 1-based, `reason` a short phrase naming the
+  // field ("field 'time_ms': not a number 'abc'"). In --strict mode the driver throws InputError
+  // on the first call.
+  virtual void skip(long line, std::string reason) = 0;
+};
+
+struct ImportOptions {
+  // Format-specific settings from the command line ("device=MI210", "problem=m,n,k", ...):
+  // each importer documents the keys it reads and rejects unknown ones with InputError.
+  KeyValues settings;
+  std::string source;  // file name used in messages and recorded with the run
+};
+
+class Importer {
+ public:
+  virtual ~Importer() = default;
+  virtual std::string_view format() const = 0;       // "miopen-fdb", "kernel-tuner", ...
+  virtual std::string_view description() const = 0;  // one line for `kselect import --help`
+  // The device the data was measured on when the file says so (Kernel Tuner's device_name,
+  // the arch of a find-db file name); "" when unknown. Called before read().
+  virtual std::string device_from_name(const std::string& path) const {
+    (void)path;
+    return "";
+  }
+  // Parses the whole stream. Throws InputError (naming options.source and the line) only for
+  // a file that cannot be this format at all (binary garbage, wrong top-level structure);
+  // individual bad lines go to sink.skip().
+  virtual void read(std::istream& in, const ImportOptions& options, RowSink& sink) const = 0;
+};
+
+// The registered importers, in registration order; find_importer throws InputError listing
+// the known formats.
+const Importer& find_importer(std::string_view format);
+std::vector<const Importer*> importers();
+
+struct RegisterImporter {
+  explicit RegisterImporter(std::unique_ptr<Importer> importer);
+};
+
+}  // namespace kselect::importers
