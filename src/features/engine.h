@@ -4,13 +4,17 @@
 // Training and selection both call extract(), so there is exactly one code path; a single row
 // is a batch of one.
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/hardware.h"
+#include "data/measurement.h"
 
 namespace kselect::features {
 
@@ -74,9 +78,19 @@ class FeatureEngine {
                               const std::string& context) const;
 };
 
-// The engine of operation `op` filling hw_* features from `hardware`. Throws InputError
-// for an operation without a feature engine.
-std::unique_ptr<FeatureEngine> make_engine(std::string_view op, const HardwareProfile& hardware);
+// The engine of operation `op` filling hw_* features from `hardware`. `engine_state` is the
+// fitted state of engines whose features are learnt from data (the generic op: required, see
+// fit_engine_state); engines with fixed schemas (GEMM) ignore it. Throws InputError for an
+// operation without a feature engine or a missing or malformed state.
+std::unique_ptr<FeatureEngine> make_engine(std::string_view op, const HardwareProfile& hardware,
+                                           const nlohmann::json& engine_state = nullptr);
+
+// Fits the state of an engine that learns its features from training data: `rows` are the
+// training measurements, `kernel_configs` the kernels' parameters, `encoding` the category-code
+// order ("target" or "alphabetical"). Null for engines with fixed schemas.
+nlohmann::json fit_engine_state(std::string_view op, std::span<const data::Measurement* const> rows,
+                                const std::map<std::string, nlohmann::json>& kernel_configs,
+                                const std::string& encoding = "target");
 
 // Column index of each name of `wanted` within `available`; throws InputError listing every
 // name of `wanted` that `available` lacks (a model needing features this engine cannot make).

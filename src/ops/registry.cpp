@@ -1,5 +1,6 @@
 #include "core/error.h"
 #include "ops/gemm/operation.h"
+#include "ops/generic/operation.h"
 #include "ops/operation.h"
 
 namespace kselect {
@@ -7,7 +8,7 @@ namespace kselect {
 namespace {
 // One line per operation.
 const std::vector<const Operation*>& operations() {
-  static const std::vector<const Operation*> ops = {&gemm::operation()};
+  static const std::vector<const Operation*> ops = {&gemm::operation(), &generic::operation()};
   return ops;
 }
 }  // namespace
