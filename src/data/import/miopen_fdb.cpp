@@ -1,0 +1,327 @@
+// MIOpen find-db text (`<arch>.HIP.fdb.txt`, usually .bz2): one convolution problem per line,
+// followed by the fastest few solvers with their measured times. The mapping to kselect
+// problems, kernels and rows is documented in docs/formats/miopen-fdb.md.
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/error.h"
+#include "core/key_values.h"
+#include "data/import/importer.h"
+
+namespace kselect::importers {
+namespace {
+
+// A find-db line is a few hundred bytes; anything much longer is not a find-db line, and cutting
+// it keeps the memory of a read bounded whatever the input.
+constexpr size_t kMaxLine = 1 << 20;
+
+// A key or entry that cannot be used: `field` names the part, `what` says why.
+struct BadField {
+  std::string field;
+  std::string what;
+  std::string reason() const { return "field '" + field + "': " + what; }
+};
+
+std::vector<std::string_view> split(std::string_view text, char delim) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  for (size_t pos = text.find(delim); pos != std::string_view::npos;
+       start = pos + 1, pos = text.find(delim, start))
+    parts.push_back(text.substr(start, pos - start));
+  parts.push_back(text.substr(start));
+  return parts;
+}
+
+std::int64_t to_int(std::string_view text, const char* field, std::int64_t min) {
+  // parse_int trims blanks; a key never holds any, so a blank makes the field malformed.
+  auto value = text.find(' ') == std::string_view::npos ? parse_int(text) : std::nullopt;
+  if (!value) throw BadField{field, "not an integer '" + std::string(text) + "'"};
+  if (*value < min)
+    throw BadField{field, "must be at least " + std::to_string(min) + ", got " + std::string(text)};
+  return *value;
+}
+
+// "3x3" (2-D) or "1x3x3" (3-D) into depth, height, width; a 2-D value gets `depth_2d` as depth.
+std::array<std::int64_t, 3> to_triple(std::string_view text, size_t dims, const char* field,
+                                      std::int64_t min, std::int64_t depth_2d) {
+  auto parts = split(text, 'x');
+  if (parts.size() != dims)
+    throw BadField{field, "expected " + std::to_string(dims) + " values joined by 'x', got '" +
+                              std::string(text) + "'"};
+  std::array<std::int64_t, 3> out{depth_2d, 0, 0};
+  for (size_t i = 0; i < dims; ++i) out[3 - dims + i] = to_int(parts[i], field, min);
+  return out;
+}
+
+// The convolution of one key, always in forward terms: c input channels, k output channels,
+// (di, hi, wi) the input image, (do_, ho, wo) the output image.
+struct Conv {
+  std::string dir, dtype, layout;
+  std::int64_t n = 0, c = 0, k = 0, g = 1, di = 1, hi = 0, wi = 0, do_ = 1, ho = 0, wo = 0;
+  std::array<std::int64_t, 3> filter{}, pad{}, stride{}, dil{};
+  std::int64_t bias = 0;
+
+  double flops() const {
+    return 2.0 * double(n) * double(k) * double(c / g) * double(do_) * double(ho) * double(wo) *
+           double(filter[0]) * double(filter[1]) * double(filter[2]);
+  }
+};
+
+std::string parse_dtype(std::string_view text) {
+  bool ok = !text.empty() && std::isalpha(static_cast<unsigned char>(text[0]));
+  std::string out;
+  for (char ch : text) {
+    ok = ok && std::isalnum(static_cast<unsigned char>(ch));
+    out += char(std::tolower(static_cast<unsigned char>(ch)));
+  }
+  if (!ok) throw BadField{"dtype", "expected a name such as FP32, got '" + std::string(text) + "'"};
+  return out;
+}
+
+// One layout ("NCHW") or the three (input, weights, output) that MIOpen writes for non-default
+// layouts, one name when all three agree. The depth letter is dropped ("NCDHW" -> "NCHW") so a
+// 2-D problem and its 3-D form with depth 1 read the same; the depth itself is in di/do.
+// `backward`: the key lists dy's layout first, so input and output trade places.
+std::string parse_layout(std::vector<std::string_view> tokens, bool backward) {
+  if (std::all_of(tokens.begin(), tokens.end(), [&](auto t) { return t == tokens[0]; }))
+    tokens.resize(1);
+  if (backward) std::swap(tokens.front(), tokens.back());
+  std::string out;
+  for (std::string_view token : tokens) {
+    if (!out.empty()) out += '.';
+    for (char ch : token)
+      if (ch != 'D') out += ch;
+  }
+  return out;
+}
+
+bool is_layout(std::string_view token) {
+  if (token.empty()) return false;
+  for (char ch : token)
+    if (!std::isupper(static_cast<unsigned char>(ch))) return false;
+  return true;
+}
+
+// Key fields after the groups suffix is removed:
+//   2-D: C-Hi-Wi-YxX-K-Ho-Wo-N-PhxPw-ShxSw-DhxDw-Bias-Layout(s)-DType-Dir
+//   3-D: C-Di-Hi-Wi-ZxYxX-K-Do-Ho-Wo-N-PdxPhxPw-SdxShxSw-DdxDhxDw-Bias-Layout(s)-DType-Dir
+void parse_geometry(const std::vector<std::string_view>& t, Conv& conv) {
+  size_t dims = t.size() == 11 ? 2 : 3;
+  size_t i = 0;
+  auto next = [&](const char* field) { return to_int(t[i++], field, 1); };
+  conv.c = next("c");
+  if (dims == 3) conv.di = next("di");
+  conv.hi = next("hi");
+  conv.wi = next("wi");
+  conv.filter = to_triple(t[i++], dims, "filter", 1, 1);
+  conv.k = next("k");
+  if (dims == 3) conv.do_ = next("do");
+  conv.ho = next("ho");
+  conv.wo = next("wo");
+  conv.n = next("n");
+  conv.pad = to_triple(t[i++], dims, "pad", 0, 0);
+  conv.stride = to_triple(t[i++], dims, "stride", 1, 1);
+  conv.dil = to_triple(t[i++], dims, "dilation", 1, 1);
+}
+
+Conv parse_key(std::string_view key) {
+  Conv conv;
+  size_t groups = key.rfind("_g");
+  if (groups != std::string_view::npos) {
+    conv.g = to_int(key.substr(groups + 2), "g", 1);
+    key = key.substr(0, groups);
+  }
+  auto tokens = split(key, '-');
+  if (tokens.size() < 15)
+    throw BadField{
+        "key", "expected at least 15 fields joined by '-', got " + std::to_string(tokens.size())};
+  std::string_view dir = tokens.back();
+  if (dir != "F" && dir != "B" && dir != "W")
+    throw BadField{"dir", "expected F, B or W, got '" + std::string(dir) + "'"};
+  conv.dir = std::string(dir);
+  conv.dtype = parse_dtype(tokens[tokens.size() - 2]);
+  size_t layouts_end = tokens.size() - 2, layouts_begin = layouts_end;
+  while (layouts_begin > 0 && is_layout(tokens[layouts_begin - 1])) --layouts_begin;
+  size_t layouts = layouts_end - layouts_begin;
+  if (layouts != 1 && layouts != 3)
+    throw BadField{"layout", "expected 1 or 3 layouts, got " + std::to_string(layouts)};
+  conv.layout =
+      parse_layout({tokens.begin() + layouts_begin, tokens.begin() + layouts_end}, conv.dir != "F");
+  size_t geometry = layouts_begin - 1;  // the bias field sits before the layouts
+  if (geometry != 11 && geometry != 13)
+    throw BadField{
+        "key", "expected 11 (2-D) or 13 (3-D) geometry fields, got " + std::to_string(geometry)};
+  conv.bias = to_int(tokens[geometry], "bias", 0);
+  if (conv.bias > 1) throw BadField{"bias", "expected 0 or 1, got " + std::to_string(conv.bias)};
+  parse_geometry({tokens.begin(), tokens.begin() + geometry}, conv);
+  // Backward keys describe the problem from dy's side: the key's input is the forward output.
+  if (conv.dir != "F") {
+    std::swap(conv.c, conv.k);
+    std::swap(conv.di, conv.do_);
+    std::swap(conv.hi, conv.ho);
+    std::swap(conv.wi, conv.wo);
+  }
+  if (conv.c % conv.g != 0 || conv.k % conv.g != 0)
+    throw BadField{"g", std::to_string(conv.g) + " groups do not divide " + std::to_string(conv.c) +
+                            " input and " + std::to_string(conv.k) + " output channels"};
+  return conv;
+}
+
+std::string problem_text(const Conv& conv, const std::string& device) {
+  std::string out;
+  auto add = [&out](const char* key, const std::string& value) {
+    out += (out.empty() ? "" : ",") + std::string(key) + "=" + value;
+  };
+  auto num = [&add](const char* key, std::int64_t value) { add(key, std::to_string(value)); };
+  if (!device.empty()) add("device", device);
+  add("dir", conv.dir);
+  add("dtype", conv.dtype);
+  add("layout", conv.layout);
+  num("n", conv.n), num("c", conv.c), num("k", conv.k), num("g", conv.g);
+  num("di", conv.di), num("hi", conv.hi), num("wi", conv.wi);
+  num("z", conv.filter[0]), num("y", conv.filter[1]), num("x", conv.filter[2]);
+  num("do", conv.do_), num("ho", conv.ho), num("wo", conv.wo);
+  num("pad_d", conv.pad[0]), num("pad_h", conv.pad[1]), num("pad_w", conv.pad[2]);
+  num("stride_d", conv.stride[0]), num("stride_h", conv.stride[1]);
+  num("stride_w", conv.stride[2]);
+  num("dil_d", conv.dil[0]), num("dil_h", conv.dil[1]), num("dil_w", conv.dil[2]);
+  num("bias", conv.bias);
+  return out;
+}
+
+// "miopenConvolutionBwdDataAlgoImplicitGEMM" -> "ImplicitGEMM": the family without the
+// direction, which the problem already names, so one solver has one family in every direction.
+std::string algorithm_family(std::string_view name) {
+  for (std::string_view prefix : {"miopenConvolutionFwdAlgo", "miopenConvolutionBwdDataAlgo",
+                                  "miopenConvolutionBwdWeightsAlgo"})
+    if (name.substr(0, prefix.size()) == prefix) return std::string(name.substr(prefix.size()));
+  return std::string(name);
+}
+
+struct Entry {
+  std::string_view solver, time, algorithm;
+};
+
+// New: `Solver:time,workspace,Algorithm`; old (detected per entry by its field count):
+// `Algorithm:Solver,time,workspace,Algorithm,<unused>`.
+Entry parse_entry(std::string_view text) {
+  size_t colon = text.find(':');
+  if (colon == std::string_view::npos) throw BadField{"entry", "no ':' after the solver"};
+  auto fields = split(text.substr(colon + 1), ',');
+  Entry entry;
+  if (fields.size() == 3)
+    entry = {text.substr(0, colon), fields[0], fields[2]};
+  else if (fields.size() == 5)
+    entry = {fields[0], fields[1], fields[3]};
+  else
+    throw BadField{"entry", "expected 3 (new format) or 5 (old format) values after ':', got " +
+                                std::to_string(fields.size())};
+  if (entry.solver.empty()) throw BadField{"solver", "empty"};
+  return entry;
+}
+
+ImportedRow make_row(const Entry& entry, const std::string& problem, double flops, long line) {
+  auto time =
+      entry.time.find(' ') == std::string_view::npos ? parse_double(entry.time) : std::nullopt;
+  if (!time) throw BadField{"time", "not a number '" + std::string(entry.time) + "'"};
+  ImportedRow row;
+  row.op = "generic";
+  row.problem = problem;
+  row.kernel = std::string(entry.solver);
+  row.kernel_config = {{"algorithm", algorithm_family(entry.algorithm)}};
+  row.time_ms = *time;
+  row.line = line;
+  if (!(*time > 0) || !std::isfinite(*time)) {
+    row.valid = false;
+    row.reason = "time " + std::string(entry.time) + " ms";
+  } else if (double tflops = flops / (*time * 1e-3) / 1e12; std::isfinite(tflops)) {
+    row.tflops = tflops;  // absurd geometries overflow: no throughput rather than infinity
+  }
+  return row;
+}
+
+void read_line(std::string_view text, long line, const std::string& device, RowSink& sink) {
+  size_t eq = text.find('=');
+  if (eq == std::string_view::npos) {
+    sink.skip(line, "field 'key': no '=' between the problem key and the solvers");
+    return;
+  }
+  Conv conv;
+  try {
+    conv = parse_key(text.substr(0, eq));
+  } catch (const BadField& bad) {
+    sink.skip(line, "key: " + bad.reason());
+    return;
+  }
+  std::string problem = problem_text(conv, device);
+  auto entries = split(text.substr(eq + 1), ';');
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].empty() && i + 1 == entries.size() && i > 0) continue;  // trailing ';'
+    try {
+      sink.add(make_row(parse_entry(entries[i]), problem, conv.flops(), line));
+    } catch (const BadField& bad) {
+      sink.skip(line, "entry " + std::to_string(i + 1) + ": " + bad.reason());
+    }
+  }
+}
+
+// Reads one line without its end-of-line characters into `line`; a line over kMaxLine is cut
+// and `too_long` set. False at the end of the input.
+bool next_line(std::streambuf& buf, std::string& line, bool& too_long) {
+  line.clear();
+  too_long = false;
+  int ch = buf.sbumpc();
+  if (ch == std::char_traits<char>::eof()) return false;
+  for (; ch != std::char_traits<char>::eof() && ch != '\n'; ch = buf.sbumpc()) {
+    if (line.size() < kMaxLine)
+      line += char(ch);
+    else
+      too_long = true;
+  }
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return true;
+}
+
+class MiopenFdbImporter : public Importer {
+ public:
+  std::string_view format() const override { return "miopen-fdb"; }
+  std::string_view description() const override {
+    return "MIOpen find-db text (<arch>.HIP.fdb.txt[.bz2]), new and old entry formats";
+  }
+  // "gfx90a68.HIP.fdb.txt.bz2" -> "gfx90a68": MIOpen names the file after arch and CU count.
+  std::string device_from_name(const std::string& path) const override {
+    std::string name = path.substr(path.find_last_of('/') + 1);
+    size_t dot = name.find(".HIP.");
+    if (dot == std::string::npos) dot = name.find(".OpenCL.");
+    return dot == std::string::npos || dot == 0 ? "" : name.substr(0, dot);
+  }
+
+  void read(std::istream& in, const ImportOptions& options, RowSink& sink) const override {
+    auto unknown = options.settings.unknown_keys({"device"});
+    if (!unknown.empty())
+      throw InputError(options.source, 0, unknown[0], "unknown setting (known: device)");
+    std::string device = options.settings.get("device").value_or(device_from_name(options.source));
+    std::string text;
+    bool too_long = false;
+    for (long line = 1; next_line(*in.rdbuf(), text, too_long); ++line) {
+      if (text.find('\0') != std::string::npos)
+        throw InputError(options.source, line, "", "binary data (NUL byte): not find-db text");
+      if (too_long)
+        sink.skip(line, "field 'line': longer than " + std::to_string(kMaxLine) + " bytes");
+      else if (!text.empty())
+        read_line(text, line, device, sink);
+    }
+  }
+};
+
+static RegisterImporter reg(std::make_unique<MiopenFdbImporter>());
+
+}  // namespace
+}  // namespace kselect::importers
