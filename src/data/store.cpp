@@ -113,6 +113,27 @@ void check_file(const std::string& path, bool read_only) {
     throw StorageError(path + ": not a SQLite database (bad file header); left unchanged");
 }
 
+constexpr const char* kInsertMeasurement =
+    "INSERT INTO measurements(run_id, problem_id, kernel_id, settings_key, valid, "
+    "reason, median_ms, min_ms, mean_ms, stddev_ms, ci_low_ms, ci_high_ms, tflops, "
+    "bandwidth_gb_s, repeats, verified, load1, other_cpu, measured_at) VALUES "
+    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+    "ON CONFLICT(problem_id, kernel_id, settings_key) DO NOTHING";
+
+struct RowIds {
+  long run, problem, kernel;
+};
+
+void bind_measurement(Statement& insert, RowIds ids, const std::string& settings_key,
+                      const Measurement& m, const std::string& now) {
+  insert.bind(1, ids.run).bind(2, ids.problem).bind(3, ids.kernel).bind(4, settings_key);
+  insert.bind(5, int(m.valid)).bind(6, m.reason).bind(7, m.median_ms).bind(8, m.min_ms);
+  insert.bind(9, m.mean_ms).bind(10, m.stddev_ms).bind(11, m.ci_low_ms).bind(12, m.ci_high_ms);
+  insert.bind(13, m.tflops).bind(14, m.bandwidth_gb_s);
+  insert.bind(15, nlohmann::json(m.repeats_ms).dump()).bind(16, int(m.verified));
+  insert.bind(17, m.load1).bind(18, m.other_cpu).bind(19, now);
+}
+
 nlohmann::json parse_json_column(const std::string& text) {
   return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
 }
@@ -246,27 +267,51 @@ long Store::write_problem(long run_id, const std::string& settings_key, const st
                           const KernelConfigFn& kernel_config) {
   Transaction txn(*db_);
   long pid = problem_id(op, problem);
-  Statement insert(*db_,
-                   "INSERT INTO measurements(run_id, problem_id, kernel_id, settings_key, valid, "
-                   "reason, median_ms, min_ms, mean_ms, stddev_ms, ci_low_ms, ci_high_ms, tflops, "
-                   "bandwidth_gb_s, repeats, verified, load1, other_cpu, measured_at) VALUES "
-                   "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
-                   "ON CONFLICT(problem_id, kernel_id, settings_key) DO NOTHING");
+  Statement insert(*db_, kInsertMeasurement);
   long added = 0;
   const std::string now = utc_now();
   for (const Measurement& m : rows) {
     long kid = kernel_id(op, m.kernel, kernel_config);
-    insert.bind(1, run_id).bind(2, pid).bind(3, kid).bind(4, settings_key);
-    insert.bind(5, int(m.valid)).bind(6, m.reason).bind(7, m.median_ms).bind(8, m.min_ms);
-    insert.bind(9, m.mean_ms).bind(10, m.stddev_ms).bind(11, m.ci_low_ms).bind(12, m.ci_high_ms);
-    insert.bind(13, m.tflops).bind(14, m.bandwidth_gb_s);
-    insert.bind(15, nlohmann::json(m.repeats_ms).dump()).bind(16, int(m.verified));
-    insert.bind(17, m.load1).bind(18, m.other_cpu).bind(19, now);
+    bind_measurement(insert, {run_id, pid, kid}, settings_key, m, now);
     insert.run();
     added += db_->changes();
   }
   txn.commit();
   return added;
+}
+
+ImportedRunCounts Store::write_imported_run(const ImportedRun& run, const MeasurementSource& next) {
+  ImportedRunCounts counts;
+  Transaction txn(*db_);
+  long run_id = begin_run(run.op, run.hardware, run.settings, run.settings_key, 0);
+  Statement insert(*db_, kInsertMeasurement);
+  const std::string now = utc_now();
+  // Rows come grouped by problem (the driver sorts them), so one cached id saves most lookups.
+  std::string last_op, last_problem;
+  long pid = 0;
+  Measurement m;
+  nlohmann::json config;
+  while (next(m, config)) {
+    if (m.problem != last_problem || m.op != last_op) {
+      pid = problem_id(m.op, m.problem);
+      last_op = m.op, last_problem = m.problem;
+    }
+    long kid = kernel_id(m.op, m.kernel, [&](const std::string&) { return config; });
+    bind_measurement(insert, {run_id, pid, kid}, run.settings_key, m, now);
+    insert.run();
+    counts.read += 1;
+    counts.added += db_->changes();
+  }
+  counts.already_present = counts.read - counts.added;
+  if (counts.added == 0) {
+    Statement drop(*db_, "DELETE FROM runs WHERE id = ?");
+    drop.bind(1, run_id).run();
+  } else {
+    finish_run(run_id, 0, false, "finished");
+    counts.run_id = run_id;
+  }
+  txn.commit();
+  return counts;
 }
 
 std::vector<Measurement> Store::read_measurements(const MeasurementFilter& filter) const {

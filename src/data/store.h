@@ -56,6 +56,20 @@ struct MergeCounts {
 // Returns a kernel's configuration JSON; called once per kernel new to the store.
 using KernelConfigFn = std::function<nlohmann::json(const std::string& kernel)>;
 
+// A run of imported measurements (kselect import): what Store::write_imported_run records.
+struct ImportedRun {
+  std::string op;  // the rows' op ("generic"); several ops are joined with '+'
+  nlohmann::json hardware, settings;
+  std::string settings_key;
+};
+struct ImportedRunCounts {
+  long run_id = 0;  // 0 when nothing was new (no run is recorded then)
+  long read = 0, added = 0, already_present = 0;
+};
+// Yields the next measurement (its op, problem and kernel filled) and the kernel's
+// configuration; returns false when there are no more.
+using MeasurementSource = std::function<bool(Measurement& row, nlohmann::json& kernel_config)>;
+
 class Store {
  public:
   static constexpr int kSchemaVersion = 1;
@@ -87,6 +101,13 @@ class Store {
   long write_problem(long run_id, const std::string& settings_key, const std::string& op,
                      const std::string& problem, const std::vector<Measurement>& rows,
                      const KernelConfigFn& kernel_config);
+
+  // Writes a whole imported run in ONE transaction (an interrupted import leaves the store as it
+  // was): the run, the problems, the kernels (a kernel already stored keeps its configuration)
+  // and every measurement `next` yields. Measurements whose (problem, kernel, settings key) is
+  // already stored are kept as they are, so re-importing a file adds nothing; a run that adds
+  // nothing is not recorded.
+  ImportedRunCounts write_imported_run(const ImportedRun& run, const MeasurementSource& next);
 
   std::vector<Measurement> read_measurements(const MeasurementFilter& filter = {}) const;
   StoreInfo info() const;

@@ -1,0 +1,349 @@
+#include "data/import/driver.h"
+
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <set>
+
+#include "bench/stats.h"
+#include "core/error.h"
+#include "core/progress.h"
+#include "data/import/importer.h"
+#include "data/import/source.h"
+#include "data/sqlite.h"
+#include "data/store.h"
+
+namespace kselect::importers {
+
+namespace {
+
+constexpr const char* kStagingSchema = R"sql(
+CREATE TABLE staged (
+  seq INTEGER PRIMARY KEY, op TEXT, problem TEXT, kernel TEXT, config TEXT,
+  valid INTEGER, reason TEXT, time_ms REAL, tflops REAL, bandwidth REAL
+);
+)sql";
+
+// SQLite binds NaN as NULL; reading NULL back as a double gives 0, so NaN travels as NULL
+// explicitly and comes back as NaN.
+double nan_if_null(const data::Statement& q, int col) {
+  return q.column_null(col) ? std::nan("") : q.column_double(col);
+}
+
+bool usable_time(double ms) {
+  return std::isfinite(ms) && ms > 0;
+}
+
+// Receives the importer's rows and skipped lines. Rows go to a private temporary SQLite
+// database (on disk beyond a small page cache), so memory stays bounded for any file size.
+class StagingSink : public RowSink {
+ public:
+  StagingSink(const InputFile& file, const ImportRunOptions& options, ImportSummary& summary)
+      : file_(file),
+        options_(options),
+        summary_(summary),
+        staging_("", false, true, 0),
+        progress_("import " + std::filesystem::path(file.path()).filename().string() + " (KiB)",
+                  long(file.file_size() / 1024) + 1, options.log ? *options.log : std::cerr,
+                  options.progress) {
+    staging_.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF");
+    staging_.exec(kStagingSchema);
+    staging_.exec("BEGIN");
+    insert_ = std::make_unique<data::Statement>(
+        staging_,
+        "INSERT INTO staged(op, problem, kernel, config, valid, reason, time_ms, tflops, "
+        "bandwidth) VALUES (?,?,?,?,?,?,?,?,?)");
+    if (!options.skipped_log.empty()) {
+      skipped_log_.open(options.skipped_log, std::ios::trunc);
+      if (!skipped_log_)
+        throw InputError(options.skipped_log, 0, "", "cannot write the skipped-lines log");
+    }
+  }
+
+  void add(ImportedRow row) override {
+    // The importers should already mark unusable times; the driver enforces it for all.
+    if (row.valid && !usable_time(row.time_ms)) {
+      row.valid = false;
+      row.reason = "time_ms not a positive finite number (" + std::to_string(row.time_ms) + ")";
+    }
+    auto& q = *insert_;
+    q.bind(1, row.op).bind(2, row.problem).bind(3, row.kernel).bind(4, row.kernel_config.dump());
+    q.bind(5, int(row.valid)).bind(6, row.reason);
+    q.bind(7, row.time_ms).bind(8, row.tflops).bind(9, row.bandwidth_gb_s);
+    q.run();
+    summary_.rows += 1;
+    tick();
+  }
+
+  void skip(long line, std::string reason) override {
+    SkippedLine skipped{file_.path(), line, std::move(reason)};
+    if (options_.strict) throw InputError(skipped.to_string() + " (--strict)");
+    summary_.skipped += 1;
+    summary_.skipped_by_reason[reason_category(skipped.reason)] += 1;
+    if (skipped_log_.is_open()) skipped_log_ << skipped.to_string() << "\n";
+    if (long(summary_.first_skipped.size()) < options_.show_skipped)
+      summary_.first_skipped.push_back(std::move(skipped));
+    tick();
+  }
+
+  void finish_reading() {
+    progress_.update(long(file_.compressed_bytes_read() / 1024) + 1, rows_text());
+    progress_.finish();
+    staging_.exec("COMMIT");
+    if (skipped_log_.is_open() && !skipped_log_.flush())
+      throw InputError(options_.skipped_log, 0, "", "write error");
+  }
+
+  data::Database& staging() { return staging_; }
+
+ private:
+  void tick() {
+    if (++calls_ % 256 == 0)
+      progress_.update(long(file_.compressed_bytes_read() / 1024), rows_text());
+  }
+  std::string rows_text() const {
+    return std::to_string(summary_.rows) + " rows, " + std::to_string(summary_.skipped) +
+           " skipped";
+  }
+
+  const InputFile& file_;
+  const ImportRunOptions& options_;
+  ImportSummary& summary_;
+  data::Database staging_;
+  std::unique_ptr<data::Statement> insert_;
+  std::ofstream skipped_log_;
+  Progress progress_;
+  long calls_ = 0;
+};
+
+struct StagedRow {
+  std::string op, problem, kernel, config, reason;
+  bool valid = false;
+  double time_ms = 0, tflops = 0, bandwidth = 0;
+};
+
+// Reads the staged rows sorted by (op, problem, kernel), one group of duplicates at a time.
+class GroupReader {
+ public:
+  explicit GroupReader(data::Database& staging)
+      : query_(staging,
+               "SELECT op, problem, kernel, config, valid, reason, time_ms, tflops, bandwidth "
+               "FROM staged ORDER BY op, problem, kernel, seq") {
+    have_next_ = read(next_);
+  }
+
+  bool next(std::vector<StagedRow>& group) {
+    group.clear();
+    if (!have_next_) return false;
+    group.push_back(std::move(next_));
+    while ((have_next_ = read(next_)) && next_.op == group[0].op &&
+           next_.problem == group[0].problem && next_.kernel == group[0].kernel)
+      group.push_back(std::move(next_));
+    return true;
+  }
+
+ private:
+  bool read(StagedRow& row) {
+    if (!query_.step()) return false;
+    row.op = query_.column_text(0);
+    row.problem = query_.column_text(1);
+    row.kernel = query_.column_text(2);
+    row.config = query_.column_text(3);
+    row.valid = query_.column_int(4) != 0;
+    row.reason = query_.column_text(5);
+    row.time_ms = nan_if_null(query_, 6);
+    row.tflops = nan_if_null(query_, 7);
+    row.bandwidth = nan_if_null(query_, 8);
+    return true;
+  }
+
+  data::Statement query_;
+  StagedRow next_;
+  bool have_next_ = false;
+};
+
+double median_of(std::vector<double> values) {
+  std::erase_if(values, [](double v) { return !std::isfinite(v); });
+  return values.empty() ? 0 : bench::compute_stats(std::move(values)).median;
+}
+
+// One measurement from a group of duplicates: the valid rows' median time (all their times kept
+// as repeats); only when none is valid, the first invalid row with its reason.
+data::Measurement merge_group(const std::vector<StagedRow>& group) {
+  data::Measurement m;
+  m.op = group[0].op, m.problem = group[0].problem, m.kernel = group[0].kernel;
+  std::vector<double> tflops, bandwidth;
+  for (const StagedRow& row : group) {
+    if (!row.valid) continue;
+    m.repeats_ms.push_back(row.time_ms);
+    tflops.push_back(row.tflops);
+    bandwidth.push_back(row.bandwidth);
+  }
+  if (m.repeats_ms.empty()) {
+    m.valid = false;
+    m.reason = group[0].reason;
+    return m;
+  }
+  bench::TimeStats stats = bench::compute_stats(m.repeats_ms);
+  m.valid = true;
+  m.median_ms = stats.median, m.min_ms = stats.min, m.mean_ms = stats.mean;
+  m.stddev_ms = stats.stddev, m.ci_low_ms = stats.ci_low, m.ci_high_ms = stats.ci_high;
+  m.tflops = median_of(tflops);
+  m.bandwidth_gb_s = median_of(bandwidth);
+  return m;
+}
+
+std::string choose_device(const std::string& path, const Importer& importer,
+                          const ImportRunOptions& options) {
+  if (!options.device.empty()) return options.device;
+  std::string device = importer.device_from_name(path);
+  return device.empty() ? "unknown" : device;
+}
+
+std::string distinct_ops(data::Database& staging) {
+  data::Statement q(staging, "SELECT DISTINCT op FROM staged ORDER BY op");
+  std::string ops;
+  while (q.step()) ops += (ops.empty() ? "" : "+") + q.column_text(0);
+  return ops;
+}
+
+long count(data::Database& db, const std::string& sql) {
+  data::Statement q(db, sql);
+  q.step();
+  return long(q.column_int(0));
+}
+
+nlohmann::json settings_json(const KeyValues& settings) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, value] : settings.items()) out[key] = value;
+  return out;
+}
+
+// Writes the merged groups to the store in one transaction and fills the summary's counts.
+void write_store(data::Database& staging, const std::string& db_path, const data::ImportedRun& run,
+                 ImportSummary& summary, const ImportRunOptions& options) {
+  long groups =
+      count(staging, "SELECT COUNT(*) FROM (SELECT 1 FROM staged GROUP BY op, problem, kernel)");
+  Progress progress("write " + db_path, groups, options.log ? *options.log : std::cerr,
+                    options.progress);
+  GroupReader reader(staging);
+  std::vector<StagedRow> group;
+  long written = 0;
+  data::Store store(db_path);
+  auto next = [&](data::Measurement& m, nlohmann::json& config) {
+    if (!reader.next(group)) return false;
+    m = merge_group(group);
+    config = nlohmann::json::parse(group[0].config, nullptr, false);
+    if (!config.is_object()) config = nlohmann::json::object();
+    summary.duplicates += long(group.size()) - 1;
+    (m.valid ? summary.valid : summary.invalid) += 1;
+    if (++written % 1024 == 0) progress.update(written, m.problem);
+    return true;
+  };
+  data::ImportedRunCounts counts = store.write_imported_run(run, next);
+  progress.update(written, "");
+  progress.finish();
+  summary.added = counts.added;
+  summary.already_present = counts.already_present;
+  summary.run_id = counts.run_id;
+}
+
+// A store that exists is checked before the (possibly long) read, so a wrong --db fails fast.
+void check_existing_store(const std::string& db_path) {
+  std::error_code ec;
+  if (std::filesystem::exists(db_path, ec))
+    data::Store check(db_path, data::StoreOptions{.read_only = true});
+}
+
+}  // namespace
+
+std::string SkippedLine::to_string() const {
+  return file + ":" + std::to_string(line) + ": " + reason;
+}
+
+std::string reason_category(std::string_view reason) {
+  std::string out;
+  bool keep_quote = false;
+  for (std::size_t i = 0; i < reason.size(); ++i) {
+    char c = reason[i];
+    if (c == '\'') {
+      std::size_t close = reason.find('\'', i + 1);
+      if (close == std::string_view::npos) close = reason.size();
+      keep_quote = out.size() >= 6 && out.compare(out.size() - 6, 6, "field ") == 0;
+      out += keep_quote ? std::string(reason.substr(i, close + 1 - i)) : "'…'";
+      i = close;
+    } else if (std::isdigit(static_cast<unsigned char>(c))) {
+      while (i + 1 < reason.size() && std::isdigit(static_cast<unsigned char>(reason[i + 1]))) ++i;
+      out += 'N';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+ImportSummary import_file(const std::string& path, std::string_view format,
+                          const std::string& db_path, const ImportRunOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  const Importer& importer = find_importer(format);
+  check_existing_store(db_path);
+  ImportSummary summary;
+  summary.file = path;
+  summary.format = std::string(format);
+  summary.device = choose_device(path, importer, options);
+  const std::string base = std::filesystem::path(path).filename().string();
+  summary.settings_key = "import:" + summary.format + ":" + summary.device + ":" + base;
+
+  InputFile file(path);
+  summary.compression = std::string(file.compression());
+  StagingSink sink(file, options, summary);
+  importer.read(file.stream(), ImportOptions{options.settings, path}, sink);
+  sink.finish_reading();
+  summary.records = summary.rows + summary.skipped;
+  summary.problems =
+      count(sink.staging(), "SELECT COUNT(DISTINCT op || ' ' || problem) FROM staged");
+  summary.kernels = count(sink.staging(), "SELECT COUNT(DISTINCT op || ' ' || kernel) FROM staged");
+
+  data::ImportedRun run;
+  run.op = summary.rows ? distinct_ops(sink.staging()) : "generic";
+  run.hardware = {{"device", summary.device}};
+  run.settings = {{"format", summary.format},
+                  {"source", base},
+                  {"compression", summary.compression},
+                  {"importer_settings", settings_json(options.settings)}};
+  run.settings_key = summary.settings_key;
+  write_store(sink.staging(), db_path, run, summary, options);
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return summary;
+}
+
+nlohmann::json ImportSummary::to_json() const {
+  nlohmann::json skipped_list = nlohmann::json::array();
+  for (const auto& s : first_skipped)
+    skipped_list.push_back({{"file", s.file}, {"line", s.line}, {"reason", s.reason}});
+  return {{"file", file},
+          {"format", format},
+          {"device", device},
+          {"compression", compression},
+          {"settings_key", settings_key},
+          {"records", records},
+          {"rows", rows},
+          {"valid", valid},
+          {"invalid", invalid},
+          {"duplicates_merged", duplicates},
+          {"problems", problems},
+          {"kernels", kernels},
+          {"added", added},
+          {"already_present", already_present},
+          {"run_id", run_id},
+          {"skipped", skipped},
+          {"skipped_by_reason", skipped_by_reason},
+          {"first_skipped", skipped_list},
+          {"seconds", seconds}};
+}
+
+}  // namespace kselect::importers

@@ -1,0 +1,250 @@
+#include "data/import/driver.h"
+
+#include <filesystem>
+#include <sstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "../temp_dir.h"
+#include "core/error.h"
+#include "data/import/importer.h"
+#include "data/store.h"
+
+namespace kselect::importers {
+namespace {
+
+using kselect::testing::read_bytes;
+using kselect::testing::TempDir;
+using kselect::testing::write_bytes;
+using ::testing::ElementsAre;
+
+// A test-only format, one record per line: "problem|kernel|time_ms", "skip <reason>" for a line
+// the importer cannot use, "throw" for a file it cannot read at all.
+class LinesImporter : public Importer {
+ public:
+  std::string_view format() const override { return "test-lines"; }
+  std::string_view description() const override { return "test only"; }
+  std::string device_from_name(const std::string& path) const override {
+    return path.find("mi210") != std::string::npos ? "MI210" : "";
+  }
+  void read(std::istream& in, const ImportOptions& options, RowSink& sink) const override {
+    std::string text;
+    for (long line = 1; std::getline(in, text); ++line) {
+      if (text == "throw") throw InputError(options.source, line, "", "cannot read this");
+      if (text.rfind("skip ", 0) == 0) {
+        sink.skip(line, text.substr(5));
+        continue;
+      }
+      std::istringstream fields(text);
+      ImportedRow row;
+      std::string time;
+      std::getline(fields, row.problem, '|');
+      std::getline(fields, row.kernel, '|');
+      std::getline(fields, time, '|');
+      row.op = "generic";
+      row.time_ms = std::stod(time);
+      row.kernel_config = {{"name_length", long(row.kernel.size())}};
+      row.line = line;
+      sink.add(std::move(row));
+    }
+  }
+};
+RegisterImporter reg(std::make_unique<LinesImporter>());
+
+ImportRunOptions quiet() {
+  ImportRunOptions options;
+  options.progress = false;
+  return options;
+}
+
+std::map<std::string, data::Measurement> by_pair(const std::string& db) {
+  data::Store store(db, data::StoreOptions{.read_only = true});
+  std::map<std::string, data::Measurement> out;
+  data::MeasurementFilter filter;
+  filter.with_repeats = true;
+  for (auto& m : store.read_measurements(filter)) out[m.problem + " " + m.kernel] = m;
+  return out;
+}
+
+class ImportDriver : public ::testing::Test {
+ protected:
+  std::string write(const std::string& name, const std::string& text) {
+    write_bytes(dir_.file(name), text);
+    return dir_.file(name);
+  }
+  TempDir dir_;
+  std::string db_ = dir_.file("store.sqlite");
+};
+
+TEST_F(ImportDriver, DuplicatesAreMergedByTheMedianWithAllTimesKept) {
+  std::string file = write("a.txt",
+                           "m=1|k1|1.0\n"
+                           "m=1|k1|3.0\n"
+                           "m=1|k2|5.0\n"
+                           "m=1|k1|2.0\n");
+  ImportSummary s = import_file(file, "test-lines", db_, quiet());
+  EXPECT_EQ(s.rows, 4);
+  EXPECT_EQ(s.duplicates, 2);
+  EXPECT_EQ(s.valid, 2);
+  EXPECT_EQ(s.added, 2);
+  EXPECT_EQ(s.problems, 1);
+  EXPECT_EQ(s.kernels, 2);
+  auto rows = by_pair(db_);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(rows["m=1 k1"].median_ms, 2.0);
+  EXPECT_DOUBLE_EQ(rows["m=1 k1"].min_ms, 1.0);
+  EXPECT_THAT(rows["m=1 k1"].repeats_ms, ElementsAre(1.0, 3.0, 2.0));  // file order
+  EXPECT_DOUBLE_EQ(rows["m=1 k2"].median_ms, 5.0);
+}
+
+TEST_F(ImportDriver, BadTimesAreKeptAsInvalidAndValidDuplicatesWin) {
+  std::string file = write("a.txt",
+                           "m=1|zero|0\n"
+                           "m=1|neg|-2\n"
+                           "m=1|inf|inf\n"
+                           "m=1|mixed|0\n"
+                           "m=1|mixed|4\n");
+  ImportSummary s = import_file(file, "test-lines", db_, quiet());
+  EXPECT_EQ(s.invalid, 3);
+  EXPECT_EQ(s.valid, 1);
+  EXPECT_EQ(s.duplicates, 1);
+  auto rows = by_pair(db_);
+  for (const char* kernel : {"zero", "neg", "inf"}) {
+    const auto& m = rows[std::string("m=1 ") + kernel];
+    EXPECT_FALSE(m.valid) << kernel;
+    EXPECT_THAT(m.reason, ::testing::HasSubstr("time_ms")) << kernel;
+  }
+  EXPECT_TRUE(rows["m=1 mixed"].valid);
+  EXPECT_DOUBLE_EQ(rows["m=1 mixed"].median_ms, 4.0);
+  EXPECT_THAT(rows["m=1 mixed"].repeats_ms, ElementsAre(4.0));
+}
+
+TEST_F(ImportDriver, SkippedLinesKeepFileLineAndReason) {
+  std::string file = write("a.txt",
+                           "m=1|k1|1\n"
+                           "skip field 'time': not a number 'abc'\n"
+                           "m=1|k2|1\n"
+                           "skip field 'time': not a number 'xyz'\n"
+                           "skip expected 5 fields, found 3\n");
+  ImportRunOptions options = quiet();
+  options.show_skipped = 2;
+  options.skipped_log = dir_.file("skipped.log");
+  ImportSummary s = import_file(file, "test-lines", db_, options);
+  EXPECT_EQ(s.skipped, 3);
+  EXPECT_EQ(s.records, 5);
+  ASSERT_EQ(s.first_skipped.size(), 2u);
+  EXPECT_EQ(s.first_skipped[0].to_string(), file + ":2: field 'time': not a number 'abc'");
+  EXPECT_EQ(s.first_skipped[1].line, 4);
+  EXPECT_EQ(s.skipped_by_reason.at("field 'time': not a number '…'"), 2);
+  EXPECT_EQ(s.skipped_by_reason.at("expected N fields, found N"), 1);
+  EXPECT_EQ(read_bytes(options.skipped_log), file + ":2: field 'time': not a number 'abc'\n" +
+                                                 file + ":4: field 'time': not a number 'xyz'\n" +
+                                                 file + ":5: expected 5 fields, found 3\n");
+  EXPECT_EQ(s.to_json()["skipped"], 3);
+}
+
+TEST_F(ImportDriver, StrictStopsAtTheFirstSkippedLineAndWritesNothing) {
+  std::string good = write("good.txt", "m=1|k1|1\n");
+  import_file(good, "test-lines", db_, quiet());
+  std::string bad = write("bad.txt", "m=2|k1|1\nm=2|k2|1\nskip bad field\nm=2|k3|1\n");
+  ImportRunOptions options = quiet();
+  options.strict = true;
+  try {
+    import_file(bad, "test-lines", db_, options);
+    FAIL() << "no error in strict mode";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr(bad + ":3: bad field"));
+  }
+  EXPECT_EQ(by_pair(db_).size(), 1u);
+  EXPECT_EQ(data::Store(db_).info().runs.size(), 1u);
+}
+
+TEST_F(ImportDriver, StrictOnANewStoreLeavesNoFile) {
+  std::string bad = write("bad.txt", "skip bad\n");
+  ImportRunOptions options = quiet();
+  options.strict = true;
+  EXPECT_THROW(import_file(bad, "test-lines", db_, options), InputError);
+  EXPECT_FALSE(std::filesystem::exists(db_));
+}
+
+TEST_F(ImportDriver, ReimportAddsNothingButOtherDevicesAndFilesAreKeptApart) {
+  std::string file = write("a.txt", "m=1|k1|1\nm=1|k2|2\n");
+  EXPECT_EQ(import_file(file, "test-lines", db_, quiet()).added, 2);
+  ImportSummary again = import_file(file, "test-lines", db_, quiet());
+  EXPECT_EQ(again.added, 0);
+  EXPECT_EQ(again.already_present, 2);
+  EXPECT_EQ(again.run_id, 0);
+  EXPECT_EQ(data::Store(db_).info().runs.size(), 1u);  // no empty run recorded
+
+  ImportRunOptions other = quiet();
+  other.device = "A100";
+  EXPECT_EQ(import_file(file, "test-lines", db_, other).added, 2);
+  std::string copy = write("b.txt", "m=1|k1|1\nm=1|k2|2\n");
+  EXPECT_EQ(import_file(copy, "test-lines", db_, quiet()).added, 2);
+  EXPECT_EQ(data::Store(db_).info().measurements, 6);
+}
+
+TEST_F(ImportDriver, RunRecordsDeviceFormatSourceAndSettingsKey) {
+  std::string file = write("conv_mi210.txt", "m=1|k1|1\n");
+  ImportRunOptions options = quiet();
+  options.settings = KeyValues::parse("a=1");
+  ImportSummary s = import_file(file, "test-lines", db_, options);
+  EXPECT_EQ(s.device, "MI210");  // from the importer's reading of the file name
+  EXPECT_EQ(s.settings_key, "import:test-lines:MI210:conv_mi210.txt");
+  data::Store store(db_);
+  auto info = store.info();
+  ASSERT_EQ(info.runs.size(), 1u);
+  const auto& run = info.runs[0];
+  EXPECT_EQ(run.op, "generic");
+  EXPECT_EQ(run.hardware["device"], "MI210");
+  EXPECT_EQ(run.settings["format"], "test-lines");
+  EXPECT_EQ(run.settings["source"], "conv_mi210.txt");
+  EXPECT_EQ(run.settings["importer_settings"]["a"], "1");
+  EXPECT_EQ(run.settings_key, s.settings_key);
+  EXPECT_EQ(run.status, "finished");
+  EXPECT_EQ(store.kernel_configs("generic").at("k1")["name_length"], 2);
+  EXPECT_EQ(store.ops(), std::vector<std::string>{"generic"});
+
+  std::string unnamed = write("plain.txt", "m=1|k1|1\n");
+  EXPECT_EQ(import_file(unnamed, "test-lines", db_, quiet()).device, "unknown");
+}
+
+TEST_F(ImportDriver, AFailingImportLeavesEarlierDataIntact) {
+  std::string good = write("good.txt", "m=1|k1|1\nm=1|k2|2\n");
+  import_file(good, "test-lines", db_, quiet());
+  std::string broken = write("broken.txt", "m=2|k1|1\nm=2|k2|1\nthrow\n");
+  EXPECT_THROW(import_file(broken, "test-lines", db_, quiet()), InputError);
+  auto rows = by_pair(db_);
+  EXPECT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows.count("m=1 k1"), 1u);
+  EXPECT_EQ(data::Store(db_).info().runs.size(), 1u);
+}
+
+TEST_F(ImportDriver, UnknownFormatMissingFileAndWrongStoreAreErrors) {
+  std::string file = write("a.txt", "m=1|k1|1\n");
+  EXPECT_THROW(import_file(file, "no-such-format", db_, quiet()), InputError);
+  EXPECT_THROW(import_file(dir_.file("absent.txt"), "test-lines", db_, quiet()), InputError);
+  std::string not_db = write("not.sqlite", "a,b\n1,2\n");
+  EXPECT_THROW(import_file(file, "test-lines", not_db, quiet()), StorageError);
+  EXPECT_EQ(read_bytes(not_db), "a,b\n1,2\n");
+}
+
+TEST_F(ImportDriver, ProgressReportsOnTheLog) {
+  std::string file = write("a.txt", "m=1|k1|1\n");
+  std::ostringstream log;
+  ImportRunOptions options;
+  options.log = &log;
+  import_file(file, "test-lines", db_, options);
+  EXPECT_THAT(log.str(), ::testing::HasSubstr("import a.txt"));
+}
+
+TEST(ReasonCategory, BlanksValuesAndNumbersButKeepsFieldNames) {
+  EXPECT_EQ(reason_category("field 'time': not a number 'abc'"), "field 'time': not a number '…'");
+  EXPECT_EQ(reason_category("expected 12 fields, found 3"), "expected N fields, found N");
+  EXPECT_EQ(reason_category("unknown solver 'ConvX'"), "unknown solver '…'");
+  EXPECT_EQ(reason_category("unterminated 'quote"), "unterminated '…'");
+}
+
+}  // namespace
+}  // namespace kselect::importers
