@@ -44,6 +44,7 @@ struct Candidate {
   std::vector<double> times_ms;
   std::string failure;  // non-empty once the kernel threw or gave a wrong result
   bool verified = false;
+  double fastest_ms = 0;  // fastest run so far (0: none yet), for pruning
 };
 
 data::Measurement invalid_row(const std::string& op, const std::string& problem,
@@ -64,10 +65,39 @@ void guarded(Candidate& c, Action&& action) {
   }
 }
 
+double elapsed_ms(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// The fastest time any candidate has shown so far (warm-up probe or timed run).
+double fastest_ms(const std::vector<Candidate>& candidates) {
+  double best = 0;
+  for (const Candidate& c : candidates)
+    if (c.failure.empty() && c.fastest_ms > 0 && (best == 0 || c.fastest_ms < best))
+      best = c.fastest_ms;
+  return best;
+}
+
+bool hopeless(const Candidate& c, double best, const SweepSettings& s) {
+  return s.prune_factor > 0 && best > 0 && c.fastest_ms > s.prune_factor * best;
+}
+
+// The first warm-up run of every candidate is timed as a probe; candidates the probes show to
+// be hopeless skip the rest of their warm-up.
 void warm_up_and_verify(std::vector<Candidate>& candidates, const SweepSettings& s) {
+  if (s.warmup > 0)
+    for (Candidate& c : candidates)
+      guarded(c, [&] {
+        auto start = std::chrono::steady_clock::now();
+        c.bound->run();
+        c.fastest_ms = elapsed_ms(start);
+      });
+  const double best = fastest_ms(candidates);
   for (Candidate& c : candidates) {
     guarded(c, [&] {
-      for (int i = 0; i < s.warmup; ++i) c.bound->run();
+      if (!hopeless(c, best, s))
+        for (int i = 1; i < s.warmup; ++i) c.bound->run();
       if (!s.verify) return;
       c.bound->run();  // the output buffer is shared: verify right after this kernel's run
       std::string why = c.bound->verify();
@@ -79,19 +109,25 @@ void warm_up_and_verify(std::vector<Candidate>& candidates, const SweepSettings&
 }
 
 // Round-robin rounds, the order rotated each round, so drift (frequency, other load) spreads
-// over all candidates instead of biasing the ones measured last.
+// over all candidates instead of biasing the ones measured last. A hopeless candidate stops
+// once it has kPrunedRepeats times.
 void timed_rounds(std::vector<Candidate>& candidates, const SweepSettings& s) {
   std::unique_ptr<CacheFlusher> flusher = s.cold ? std::make_unique<CacheFlusher>() : nullptr;
   const size_t n = candidates.size();
   for (int round = 0; round < s.repeat; ++round) {
+    const double best = fastest_ms(candidates);
     for (size_t i = 0; i < n; ++i) {
       Candidate& c = candidates[(i + size_t(round)) % n];
+      if (int(c.times_ms.size()) >= SweepSettings::kPrunedRepeats && hopeless(c, best, s))
+        continue;
       if (flusher) flusher->flush();
       guarded(c, [&] {
         auto start = std::chrono::steady_clock::now();
         c.bound->run();
-        auto stop = std::chrono::steady_clock::now();
-        c.times_ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
+        double ms = elapsed_ms(start);
+        c.times_ms.push_back(ms);
+        // Timed runs replace the warm-up probe, which may include first-touch costs.
+        c.fastest_ms = c.times_ms.size() == 1 ? ms : std::min(c.fastest_ms, ms);
       });
     }
   }
@@ -180,13 +216,16 @@ std::string SweepSettings::key(const std::string& op, const HardwareProfile& har
 
 nlohmann::json SweepSettings::to_json() const {
   return {{"rules", rules}, {"warmup", warmup}, {"repeat", repeat},           {"threads", threads},
-          {"cold", cold},   {"verify", verify}, {"shard", shard.to_string()}, {"seed", seed}};
+          {"cold", cold},   {"verify", verify}, {"shard", shard.to_string()}, {"seed", seed},
+          {"prune_factor", prune_factor}};
 }
 
 void SweepSettings::validate() const {
   if (warmup < 0 || warmup > 1000) throw InputError("", 0, "warmup", "must be in 0..1000");
   if (repeat < 1 || repeat > 100000) throw InputError("", 0, "repeat", "must be in 1..100000");
   if (threads < 1 || threads > 4096) throw InputError("", 0, "threads", "must be in 1..4096");
+  if (!(prune_factor == 0 || prune_factor >= 1.5))
+    throw InputError("", 0, "prune-factor", "must be 0 (off) or at least 1.5");
 }
 
 nlohmann::json SweepSummary::to_json() const {
@@ -219,7 +258,7 @@ std::vector<data::Measurement> measure_problem(const Operation& op, const std::s
       why = std::string("kernel failed: ") + e.what();
     }
     if (why.empty())
-      candidates.push_back(Candidate{kernel, nullptr, {}, "", false});
+      candidates.push_back(Candidate{kernel, nullptr, {}, "", false, 0});
     else
       rows.push_back(invalid_row(op_name, problem, kernel, why));
   }

@@ -27,12 +27,18 @@ struct SweepSettings {
   int threads = 1;
   bool cold = false;    // evict the caches before every timed run
   bool verify = false;  // check each kernel's output once; wrong results are stored invalid
+  // Hopeless candidates (more than prune_factor x slower than the problem's fastest so far) stop
+  // after kPrunedRepeats timed runs and skip the rest of their warm-up: they can never be the
+  // pick, and on skinny problems they take most of a sweep's time. 0 measures everything fully.
+  double prune_factor = 3;
+  static constexpr int kPrunedRepeats = 3;
   Shard shard;
   unsigned seed = 1;     // input data
   bool progress = true;  // progress line on the log stream
 
   // What makes two measurements of a pair comparable: a resumed sweep skips pairs stored
-  // under the same key. Rules, shard and verify do not change a timing, so they are not in it.
+  // under the same key. Rules, shard, verify and pruning do not change a timing (pruning only
+  // shortens the measurement of kernels far from the best), so they are not in it.
   std::string key(const std::string& op, const HardwareProfile& hardware) const;
   nlohmann::json to_json() const;
   void validate() const;  // throws InputError for out-of-range values

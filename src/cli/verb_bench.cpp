@@ -107,6 +107,10 @@ RegisterVerb reg("bench", [](CLI::App& app) -> std::function<int()> {
       ->capture_default_str();
   cmd->add_option("--shard", a->shard, "Take shard i of N (by hash of the problem): i/N")
       ->capture_default_str();
+  cmd->add_option("--prune-factor", a->settings.prune_factor,
+                  "Kernels this many times slower than the fastest stop after 3 timed runs "
+                  "(0: measure all fully)")
+      ->capture_default_str();
   cmd->add_option("--seed", a->settings.seed, "Seed of the input data")->capture_default_str();
   cmd->add_flag("--cold", a->settings.cold, "Evict the caches before every timed run");
   cmd->add_flag("--verify", a->settings.verify, "Check each kernel's result once");

@@ -50,6 +50,26 @@ TEST(Sweep, MeasuresInterleavedAndRecordsEveryFailure) {
   EXPECT_EQ(rows["wrong"].reason.rfind("wrong result:", 0), 0u) << rows["wrong"].reason;
 }
 
+TEST(Sweep, PrunesHopelessKernelsAfterAFewRuns) {
+  FakeOperation op;
+  SweepSettings s = quick();
+  s.warmup = 3, s.repeat = 8;
+  s.prune_factor = 2;  // slow spins 3x as long as fast
+  auto pruned = by_kernel(measure_problem(op, "size=300,dtype=a", {"fast", "slow"}, s));
+  EXPECT_EQ(pruned["fast"].repeats_ms.size(), 8u);
+  EXPECT_EQ(pruned["slow"].repeats_ms.size(), std::size_t(SweepSettings::kPrunedRepeats));
+  EXPECT_TRUE(pruned["slow"].valid);
+  EXPECT_GE(pruned["slow"].min_ms, 0.9);
+
+  s.prune_factor = 0;  // off: every kernel gets every round
+  auto full = by_kernel(measure_problem(op, "size=300,dtype=a", {"fast", "slow"}, s));
+  EXPECT_EQ(full["slow"].repeats_ms.size(), 8u);
+
+  s.prune_factor = 4;  // within the factor: nothing is pruned
+  auto kept = by_kernel(measure_problem(op, "size=300,dtype=a", {"fast", "slow"}, s));
+  EXPECT_EQ(kept["slow"].repeats_ms.size(), 8u);
+}
+
 TEST(Sweep, WithoutVerifyWrongKernelsAreNotChecked) {
   FakeOperation op;
   auto rows = by_kernel(measure_problem(op, "size=5,dtype=a", {"wrong", "big_only"}, quick()));
@@ -113,6 +133,8 @@ TEST(Sweep, RejectsBadSettings) {
   s.repeat = 0;
   EXPECT_THROW(s.validate(), InputError);
   s.repeat = 1, s.threads = 0;
+  EXPECT_THROW(s.validate(), InputError);
+  s.threads = 1, s.prune_factor = 1.2;  // would prune kernels within noise of the best
   EXPECT_THROW(s.validate(), InputError);
 }
 
