@@ -3,6 +3,7 @@
 // SAX parser that keeps one cache entry at a time, so memory stays bounded whatever the size.
 // Mapping to kselect problems, kernels and rows: docs/formats/kernel-tuner.md.
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <iterator>
 #include <optional>
@@ -165,6 +166,13 @@ std::vector<std::string> split_cache_key(const std::string& text) {
   return out;
 }
 
+// The shortest text that reads back as `value` ("0", "-2.5", "inf").
+std::string shortest(double value) {
+  char text[32];
+  auto end = std::to_chars(text, text + sizeof text, value).ptr;
+  return std::string(text, end);
+}
+
 ImportedRow make_row(const Header& header, const std::string& cache_key, const json& entry,
                      long line) {
   if (!entry.is_object()) throw BadEntry{"not an object"};
@@ -192,7 +200,7 @@ ImportedRow make_row(const Header& header, const std::string& cache_key, const j
   row.time_ms = time.get<double>();
   if (!(row.time_ms > 0) || !std::isfinite(row.time_ms)) {
     row.valid = false;
-    row.reason = "time " + time.dump() + " ms";
+    row.reason = "time " + shortest(row.time_ms) + " ms";
   } else if (entry.contains("GFLOP/s") && entry["GFLOP/s"].is_number()) {
     row.tflops = entry["GFLOP/s"].get<double>() / 1000.0;
   }

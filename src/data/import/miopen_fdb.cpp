@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -227,6 +228,13 @@ Entry parse_entry(std::string_view text) {
   return entry;
 }
 
+// The shortest text that reads back as `value` ("0", "-2.5", "inf").
+std::string shortest(double value) {
+  char text[32];
+  auto end = std::to_chars(text, text + sizeof text, value).ptr;
+  return std::string(text, end);
+}
+
 ImportedRow make_row(const Entry& entry, const std::string& problem, double flops, long line) {
   auto time =
       entry.time.find(' ') == std::string_view::npos ? parse_double(entry.time) : std::nullopt;
@@ -240,7 +248,7 @@ ImportedRow make_row(const Entry& entry, const std::string& problem, double flop
   row.line = line;
   if (!(*time > 0) || !std::isfinite(*time)) {
     row.valid = false;
-    row.reason = "time " + std::string(entry.time) + " ms";
+    row.reason = "time " + shortest(*time) + " ms";  // "0.0" and "0" read the same
   } else if (double tflops = flops / (*time * 1e-3) / 1e12; std::isfinite(tflops)) {
     row.tflops = tflops;  // absurd geometries overflow: no throughput rather than infinity
   }

@@ -138,8 +138,8 @@ TEST(MiopenFdb, ThreeLayoutKeys) {
 TEST(MiopenFdb, ZeroAndNegativeTimesAreInvalidRows) {
   auto sink = import_fdb(kForwardKey +
                          "=A:0,0,miopenConvolutionFwdAlgoGEMM;B:-1,0,miopenConvolutionFwdAlgoGEMM;"
-                         "C:inf,0,miopenConvolutionFwdAlgoGEMM\n");
-  ASSERT_EQ(sink.rows.size(), 3u);
+                         "C:inf,0,miopenConvolutionFwdAlgoGEMM;D:0.000,0,X\n");
+  ASSERT_EQ(sink.rows.size(), 4u);
   for (const auto& row : sink.rows) {
     EXPECT_FALSE(row.valid);
     EXPECT_TRUE(std::isnan(row.tflops));
@@ -147,6 +147,7 @@ TEST(MiopenFdb, ZeroAndNegativeTimesAreInvalidRows) {
   EXPECT_EQ(sink.rows[0].reason, "time 0 ms");
   EXPECT_EQ(sink.rows[1].reason, "time -1 ms");
   EXPECT_EQ(sink.rows[2].reason, "time inf ms");
+  EXPECT_EQ(sink.rows[3].reason, "time 0 ms");  // as the shipped files write it: "0.0"
 }
 
 TEST(MiopenFdb, MalformedKeysSkipTheLineNamingTheField) {
