@@ -207,7 +207,10 @@ std::string choose_device(const std::string& path, const Importer& importer,
 std::string distinct_ops(data::Database& staging) {
   data::Statement q(staging, "SELECT DISTINCT op FROM staged ORDER BY op");
   std::string ops;
-  while (q.step()) ops += (ops.empty() ? "" : "+") + q.column_text(0);
+  while (q.step()) {
+    if (!ops.empty()) ops += '+';
+    ops += q.column_text(0);
+  }
   return ops;
 }
 
@@ -282,6 +285,32 @@ std::string reason_category(std::string_view reason) {
     } else {
       out += c;
     }
+  }
+  return out;
+}
+
+KeyValues read_mapping_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, 0, "", "cannot open the mapping file");
+  nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  if (!doc.is_object()) throw InputError(path, 0, "", "not a JSON object of settings");
+  KeyValues out;
+  for (const auto& [key, value] : doc.items()) {
+    std::string text;
+    if (value.is_string()) {
+      text = value.get<std::string>();
+    } else if (value.is_array()) {
+      for (const auto& item : value) {
+        if (!item.is_string()) throw InputError(path, 0, key, "list items must be strings");
+        if (!text.empty()) text += ';';
+        text += item.get<std::string>();
+      }
+    } else if (value.is_number() || value.is_boolean()) {
+      text = value.dump();
+    } else {
+      throw InputError(path, 0, key, "expected a string, a list of strings, a number or a bool");
+    }
+    out.set(key, text);
   }
   return out;
 }

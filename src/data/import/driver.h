@@ -58,6 +58,11 @@ struct ImportSummary {
 ImportSummary import_file(const std::string& path, std::string_view format,
                           const std::string& db_path, const ImportRunOptions& options);
 
+// Importer settings from a mapping file: a JSON object such as {"problem": ["M", "N", "K"],
+// "kernel": "name", "time": "ms", "parse_name": true}; arrays are joined with ';', numbers and
+// booleans written as text. Throws InputError naming the file.
+KeyValues read_mapping_file(const std::string& path);
+
 // "field 'time': not a number 'abc'" -> "field 'time': not a number '…'": the text used to
 // count skip reasons. Keeps the quoted name after "field ", blanks other quoted text and
 // replaces digit runs outside quotes by "N".
