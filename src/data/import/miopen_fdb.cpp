@@ -197,6 +197,13 @@ std::string problem_text(const Conv& conv, const std::string& device) {
   return out;
 }
 
+// Solver, algorithm and device names are printable ASCII without the separators of problem
+// text; anything else (a damaged file) would also be invalid UTF-8 in the stored JSON.
+bool plain_name(std::string_view name) {
+  return std::all_of(name.begin(), name.end(),
+                     [](char ch) { return ch > ' ' && ch < 127 && ch != ',' && ch != '='; });
+}
+
 // "miopenConvolutionBwdDataAlgoImplicitGEMM" -> "ImplicitGEMM": the family without the
 // direction, which the problem already names, so one solver has one family in every direction.
 std::string algorithm_family(std::string_view name) {
@@ -225,6 +232,8 @@ Entry parse_entry(std::string_view text) {
     throw BadField{"entry", "expected 3 (new format) or 5 (old format) values after ':', got " +
                                 std::to_string(fields.size())};
   if (entry.solver.empty()) throw BadField{"solver", "empty"};
+  if (!plain_name(entry.solver)) throw BadField{"solver", "not a plain ASCII name"};
+  if (!plain_name(entry.algorithm)) throw BadField{"algorithm", "not a plain ASCII name"};
   return entry;
 }
 
@@ -316,6 +325,9 @@ class MiopenFdbImporter : public Importer {
     if (!unknown.empty())
       throw InputError(options.source, 0, unknown[0], "unknown setting (known: device)");
     std::string device = options.settings.get("device").value_or(device_from_name(options.source));
+    if (!plain_name(device))
+      throw InputError(options.source, 0, "device",
+                       "'" + device + "' is not a plain ASCII name: give device=<name>");
     std::string text;
     bool too_long = false;
     for (long line = 1; next_line(*in.rdbuf(), text, too_long); ++line) {

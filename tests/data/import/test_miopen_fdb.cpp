@@ -188,6 +188,12 @@ TEST(MiopenFdb, MalformedEntriesSkipOnlyThatEntry) {
   EXPECT_EQ(sink.skips[1].reason, "entry 3: field 'time': not a number 'abc'");
   EXPECT_THAT(sink.skips[2].reason, HasSubstr("entry 4: field 'entry': expected 3"));
   EXPECT_EQ(sink.skips[3].reason, "entry 5: field 'solver': empty");
+  // Found by fuzzing: a byte that is not UTF-8 must not reach the kernel's JSON parameters.
+  auto bytes = import_fdb(kForwardKey + "=A:1,0,Gemm\x94;B\x94:1,0,X;C d:1,0,X\n");
+  EXPECT_TRUE(bytes.rows.empty());
+  ASSERT_EQ(bytes.skips.size(), 3u);
+  EXPECT_EQ(bytes.skips[0].reason, "entry 1: field 'algorithm': not a plain ASCII name");
+  EXPECT_EQ(bytes.skips[1].reason, "entry 2: field 'solver': not a plain ASCII name");
 }
 
 TEST(MiopenFdb, TruncatedLinesEmptyLinesAndCrLf) {
@@ -246,6 +252,7 @@ TEST(MiopenFdb, DeviceFromFileNameOrSetting) {
   auto unnamed = kselect::testing::collect_text("miopen-fdb", kForwardKey + "=A:1,0,X\n", "a.txt");
   EXPECT_EQ(unnamed.rows[0].problem.substr(0, 6), "dir=F,");
   EXPECT_THROW(import_fdb("", "devcie=x"), InputError);
+  EXPECT_THROW(import_fdb("", "device=a b"), InputError);
 }
 
 // The shipped files: counts per direction and dtype go to the log and the format document.
