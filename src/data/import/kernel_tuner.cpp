@@ -15,6 +15,7 @@
 
 #include "core/error.h"
 #include "data/import/importer.h"
+#include "data/import/source.h"
 
 namespace kselect::importers {
 namespace {
@@ -213,8 +214,10 @@ ImportedRow make_row(const Header& header, const std::string& cache_key, const j
 // the end of the document.
 class CacheReader {
  public:
-  CacheReader(const ImportOptions& options, DeviceNames devices, RowSink& sink)
-      : options_(options), devices_(std::move(devices)), sink_(sink) {}
+  // `header_only`: stop where the cache begins (to read the device name before an import).
+  CacheReader(const ImportOptions& options, DeviceNames devices, RowSink& sink,
+              bool header_only = false)
+      : options_(options), devices_(std::move(devices)), sink_(sink), header_only_(header_only) {}
 
   long line = 1;  // advanced by CountingIterator
 
@@ -239,6 +242,12 @@ class CacheReader {
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) {
     error_ = ex.what();
     return false;
+  }
+
+  // The device the problems name: setting, device_name, or file name ("" when none says).
+  std::string device() const {
+    std::string problem = make_header(top_, devices_, options_.source).problem;
+    return problem.rfind("device=", 0) == 0 ? problem.substr(7, problem.find(',') - 7) : "";
   }
 
   // After sax_parse: reports what is left and judges how the document ended.
@@ -275,6 +284,7 @@ class CacheReader {
       return root_seen_;
     }
     if (depth_ == 2 && member_ == "cache" && container.is_object()) {
+      if (header_only_) return false;
       in_cache_ = cache_seen_ = true;
       if (ready_for_entries()) header_ = make_header(top_, devices_, options_.source);
       return true;
@@ -339,9 +349,32 @@ class CacheReader {
   std::optional<Header> header_;
   std::vector<Pending> pending_;
   int depth_ = 0;
+  bool header_only_ = false;
   bool root_seen_ = false, cache_seen_ = false, in_cache_ = false;
   std::string error_;
 };
+
+// "convolution_milo_A100.json.gz" -> "A100": the benchmark suites that ship caches name them
+// <kernel>_<GPU>; used only when the cache's own device_name is empty.
+std::string device_in_file_name(const std::string& path) {
+  std::string name = path.substr(path.find_last_of('/') + 1);
+  name = name.substr(0, name.find(".json"));
+  size_t underscore = name.find_last_of('_');
+  return underscore == std::string::npos ? "" : sanitize(name.substr(underscore + 1));
+}
+
+// The device a cache names, parsing only the members before its "cache" object.
+std::string device_in_header(std::istream& in, const std::string& path) {
+  struct NoRows : RowSink {
+    void add(ImportedRow) override {}
+    void skip(long, std::string) override {}
+  } no_rows;
+  ImportOptions options;
+  options.source = path;
+  CacheReader reader(options, {"", device_in_file_name(path)}, no_rows, true);
+  json::sax_parse(CountingIterator(in.rdbuf(), &reader.line), CountingIterator(), &reader);
+  return reader.device();
+}
 
 class KernelTunerImporter : public Importer {
  public:
@@ -349,13 +382,14 @@ class KernelTunerImporter : public Importer {
   std::string_view description() const override {
     return "Kernel Tuner cache JSON (.json[.gz]), failed configurations kept as invalid";
   }
-  // "convolution_milo_A100.json.gz" -> "A100": the benchmark suites that ship caches name them
-  // <kernel>_<GPU>; used only when the cache's own device_name is empty.
+  // The cache's own device_name (read from the file's header), else the file name's.
   std::string device_from_name(const std::string& path) const override {
-    std::string name = path.substr(path.find_last_of('/') + 1);
-    name = name.substr(0, name.find(".json"));
-    size_t underscore = name.find_last_of('_');
-    return underscore == std::string::npos ? "" : sanitize(name.substr(underscore + 1));
+    try {
+      InputFile file(path);
+      return device_in_header(file.stream(), path);
+    } catch (const std::exception&) {  // unreadable or not a cache: read() will say why
+      return device_in_file_name(path);
+    }
   }
 
   void read(std::istream& in, const ImportOptions& options, RowSink& sink) const override {
@@ -363,7 +397,7 @@ class KernelTunerImporter : public Importer {
     if (!unknown.empty())
       throw InputError(options.source, 0, unknown[0], "unknown setting (known: device)");
     DeviceNames devices{options.settings.get("device").value_or(""),
-                        device_from_name(options.source)};
+                        device_in_file_name(options.source)};
     CacheReader reader(options, std::move(devices), sink);
     json::sax_parse(CountingIterator(in.rdbuf(), &reader.line), CountingIterator(), &reader);
     reader.finish();

@@ -200,7 +200,7 @@ TEST(KernelTuner, HugeNumbers) {
 struct Shipped {
   size_t valid = 0, runtime_failed = 0, compile_failed = 0, other_invalid = 0, skips = 0;
   double best_ms = INFINITY;
-  std::string problem;
+  std::string problem, device_from_name;
 };
 
 Shipped import_shipped(const std::string& gpu) {
@@ -209,6 +209,8 @@ Shipped import_shipped(const std::string& gpu) {
   if (!std::filesystem::exists(path)) return {};
   auto sink = kselect::testing::collect_file("kernel-tuner", path);
   Shipped out;
+  // What the driver records as the run's device is what the problems name.
+  out.device_from_name = find_importer("kernel-tuner").device_from_name(path);
   out.skips = sink.skips.size();
   for (const auto& row : sink.rows) {
     out.problem = row.problem;
@@ -241,6 +243,7 @@ TEST(KernelTunerShipped, A100) {
   EXPECT_NEAR(counts.best_ms, 0.554, 0.0005);
   EXPECT_EQ(counts.problem,
             "device=NVIDIA_A100-PCIE-40GB,kernel=convolution_kernel,size_x=4096,size_y=4096");
+  EXPECT_EQ(counts.device_from_name, "NVIDIA_A100-PCIE-40GB");
 }
 
 TEST(KernelTunerShipped, MI250XTakesItsDeviceFromTheFileName) {
@@ -250,6 +253,7 @@ TEST(KernelTunerShipped, MI250XTakesItsDeviceFromTheFileName) {
   EXPECT_NEAR(counts.best_ms, 0.659, 0.0005);
   EXPECT_EQ(counts.skips, 0u);
   EXPECT_EQ(counts.problem, "device=MI250X,kernel=convolution_kernel,size_x=4096,size_y=4096");
+  EXPECT_EQ(counts.device_from_name, "MI250X");  // its device_name is empty
 }
 
 TEST(KernelTunerShipped, W6600) {
