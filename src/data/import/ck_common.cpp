@@ -239,7 +239,9 @@ bool parse_long_conv(Tokens& tokens, nlohmann::json& config) {
   size_t layout_begin = tokens.position();
   while (!tokens.done() && !is_ndim(tokens.peek())) tokens.take();
   if (tokens.done() || tokens.position() == layout_begin) return false;
-  config["layout"] = lower(join(tokens.parts(), layout_begin, tokens.position()));
+  std::string layout = join(tokens.parts(), layout_begin, tokens.position());
+  if (!is_word(layout)) return false;
+  config["layout"] = lower(layout);
   config["ndim"] = tokens.take()[0] - '0';
   for (const char* key : {"pipeline", "epilogue", "scheduler"}) {
     std::string_view word = tokens.take();
@@ -318,7 +320,7 @@ std::optional<GemmKernelName> parse_gemm_kernel_name(std::string_view name) {
   put_triple(config, "warp_tile_", *warp_tile);
   const char* words[] = {"pipeline", "epilogue", "scheduler"};
   for (size_t i = 0; i < 3; ++i) {
-    if (parts[n - 10 + i].empty()) return std::nullopt;
+    if (!is_word(parts[n - 10 + i])) return std::nullopt;
     config[words[i]] = std::string(parts[n - 10 + i]);
   }
   const char* flags[] = {"pad_m", "pad_n", "pad_k", "persistent"};
