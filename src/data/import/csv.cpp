@@ -207,6 +207,8 @@ std::string convert(const std::vector<std::string>& fields, const Mapping& m, Im
   if (fields.size() != m.columns)
     return "expected " + std::to_string(m.columns) + " fields (as the header), found " +
            std::to_string(fields.size());
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    if (!valid_utf8(fields[i])) return "field " + std::to_string(i + 1) + ": not valid UTF-8";
   KeyValues problem;
   std::string why;
   row.op = "generic";
@@ -235,7 +237,10 @@ std::vector<std::string> read_header(CsvReader& reader, const KeyValues& setting
   std::vector<std::string> header;
   if (!reader.next(header)) throw InputError(source, 0, "", "empty file: no header row");
   if (!reader.error().empty()) throw InputError(source, reader.line(), "header", reader.error());
-  for (auto& h : header) h = trim(h);
+  for (auto& h : header) {
+    if (!valid_utf8(h)) throw InputError(source, reader.line(), "header", "not valid UTF-8 text");
+    h = trim(h);
+  }
   if (header.size() < 2)
     throw InputError(source, reader.line(), "header",
                      "only one column '" + header[0].substr(0, 80) +

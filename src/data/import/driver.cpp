@@ -12,6 +12,7 @@
 #include "bench/stats.h"
 #include "core/error.h"
 #include "core/progress.h"
+#include "data/import/csv_fields.h"
 #include "data/import/importer.h"
 #include "data/import/source.h"
 #include "data/sqlite.h"
@@ -65,6 +66,9 @@ class StagingSink : public RowSink {
   }
 
   void add(ImportedRow row) override {
+    // The store keeps problems and configurations as JSON, which must be UTF-8.
+    if (!valid_utf8(row.problem) || !valid_utf8(row.kernel))
+      return skip(row.line, "problem or kernel name is not valid UTF-8");
     // The importers should already mark unusable times; the driver enforces it for all.
     if (row.valid && !usable_time(row.time_ms)) {
       row.valid = false;
@@ -268,6 +272,15 @@ std::string SkippedLine::to_string() const {
   return file + ":" + std::to_string(line) + ": " + reason;
 }
 
+namespace {
+// A digit run is a number (blanked) unless it continues a word such as "UTF-8" or "fp16".
+bool starts_number(const std::string& before) {
+  if (before.empty()) return true;
+  const auto c = static_cast<unsigned char>(before.back());
+  return !std::isalnum(c) && c != '-' && c != '_' && c != '.';
+}
+}  // namespace
+
 std::string reason_category(std::string_view reason) {
   std::string out;
   bool keep_quote = false;
@@ -279,7 +292,7 @@ std::string reason_category(std::string_view reason) {
       keep_quote = out.size() >= 6 && out.compare(out.size() - 6, 6, "field ") == 0;
       out += keep_quote ? std::string(reason.substr(i, close + 1 - i)) : "'…'";
       i = close;
-    } else if (std::isdigit(static_cast<unsigned char>(c))) {
+    } else if (std::isdigit(static_cast<unsigned char>(c)) && starts_number(out)) {
       while (i + 1 < reason.size() && std::isdigit(static_cast<unsigned char>(reason[i + 1]))) ++i;
       out += 'N';
     } else {

@@ -65,7 +65,7 @@ KeyValues read_mapping_file(const std::string& path);
 
 // "field 'time': not a number 'abc'" -> "field 'time': not a number '…'": the text used to
 // count skip reasons. Keeps the quoted name after "field ", blanks other quoted text and
-// replaces digit runs outside quotes by "N".
+// replaces standalone digit runs outside quotes by "N" ("UTF-8" and "fp16" stay).
 std::string reason_category(std::string_view reason);
 
 }  // namespace kselect::importers

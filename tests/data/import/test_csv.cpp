@@ -144,6 +144,17 @@ TEST(CsvImporter, EmptyFileAndBinaryGarbageAreErrors) {
   EXPECT_THAT(error_of(no_nul, kGemmMap), HasSubstr("t.csv"));
 }
 
+TEST(CsvImporter, InvalidUtf8IsSkippedOrRefused) {
+  Collect c = run_csv("M,N,K,kernel,time\n1,2,3,k\xff,1\n1,2,3,\xc3\xa9,1\n", kGemmMap);
+  ASSERT_EQ(c.skipped.size(), 1u);
+  EXPECT_EQ(c.skipped[0].second, "field 4: not valid UTF-8");
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_EQ(c.rows[0].kernel, "\xc3\xa9");
+  EXPECT_THAT(error_of("M,N,K,kernel,t\xc0\xafime\n", kGemmMap), HasSubstr("UTF-8"));
+  EXPECT_FALSE(valid_utf8("\xed\xa0\x80"));  // a UTF-16 surrogate
+  EXPECT_TRUE(valid_utf8("\xf0\x9f\x98\x80"));
+}
+
 TEST(CsvImporter, GarbageAfterAGoodHeaderIsSkippedLineByLine) {
   std::string garbage = "M,N,K,kernel,time\n1,2,3,k,1\n";
   for (int i = 0; i < 2000; ++i) garbage += char((i * 131 + 7) % 256);

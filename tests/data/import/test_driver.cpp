@@ -126,13 +126,15 @@ TEST_F(ImportDriver, SkippedLinesKeepFileLineAndReason) {
                            "skip field 'time': not a number 'abc'\n"
                            "m=1|k2|1\n"
                            "skip field 'time': not a number 'xyz'\n"
-                           "skip expected 5 fields, found 3\n");
+                           "skip expected 5 fields, found 3\n"
+                           "m=\xff|k3|1\n");
   ImportRunOptions options = quiet();
   options.show_skipped = 2;
   options.skipped_log = dir_.file("skipped.log");
   ImportSummary s = import_file(file, "test-lines", db_, options);
-  EXPECT_EQ(s.skipped, 3);
-  EXPECT_EQ(s.records, 5);
+  EXPECT_EQ(s.skipped, 4);
+  EXPECT_EQ(s.records, 6);
+  EXPECT_EQ(s.skipped_by_reason.at("problem or kernel name is not valid UTF-8"), 1);
   ASSERT_EQ(s.first_skipped.size(), 2u);
   EXPECT_EQ(s.first_skipped[0].to_string(), file + ":2: field 'time': not a number 'abc'");
   EXPECT_EQ(s.first_skipped[1].line, 4);
@@ -140,8 +142,9 @@ TEST_F(ImportDriver, SkippedLinesKeepFileLineAndReason) {
   EXPECT_EQ(s.skipped_by_reason.at("expected N fields, found N"), 1);
   EXPECT_EQ(read_bytes(options.skipped_log), file + ":2: field 'time': not a number 'abc'\n" +
                                                  file + ":4: field 'time': not a number 'xyz'\n" +
-                                                 file + ":5: expected 5 fields, found 3\n");
-  EXPECT_EQ(s.to_json()["skipped"], 3);
+                                                 file + ":5: expected 5 fields, found 3\n" + file +
+                                                 ":6: problem or kernel name is not valid UTF-8\n");
+  EXPECT_EQ(s.to_json()["skipped"], 4);
 }
 
 TEST_F(ImportDriver, StrictStopsAtTheFirstSkippedLineAndWritesNothing) {
@@ -244,6 +247,7 @@ TEST(ReasonCategory, BlanksValuesAndNumbersButKeepsFieldNames) {
   EXPECT_EQ(reason_category("expected 12 fields, found 3"), "expected N fields, found N");
   EXPECT_EQ(reason_category("unknown solver 'ConvX'"), "unknown solver '…'");
   EXPECT_EQ(reason_category("unterminated 'quote"), "unterminated '…'");
+  EXPECT_EQ(reason_category("not valid UTF-8 in fp16 row 12"), "not valid UTF-8 in fp16 row N");
 }
 
 }  // namespace
