@@ -30,6 +30,9 @@ int run(EvalArgs& a) {
     std::cout << eval::outcome_json(out).dump(2) << "\n";
   } else {
     std::cout << out.protocol << " evaluation of " << out.predictions << " on " << a.job.db << "\n";
+    if (out.efficiency_basis == "time")
+      std::cout << "efficiency = best time / chosen time (the data has no TFLOPS; the TFLOPS "
+                   "columns show 1/ms)\n";
     std::cout << eval::format_report(out.report);
   }
   return kExitOk;
@@ -48,8 +51,9 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--oof-file", a->job.oof_file,
                   "Out-of-fold CSV (problem,kernel,fold,predicted,measured); default "
                   "<model>/oof_<target>.csv");
-  cmd->add_option("--target", a->job.options.target, "tflops, latency or bandwidth")
-      ->capture_default_str();
+  a->job.options.target.clear();
+  cmd->add_option("--target", a->job.options.target,
+                  "tflops, latency or bandwidth (default: the model's, tflops when it has it)");
   cmd->add_option("--rules", a->job.rules, "Rule set of the default (no-model) kernels")
       ->capture_default_str();
   cmd->add_option("--op", a->job.op, "Operation (default: the model's, else gemm)");

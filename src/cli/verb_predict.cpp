@@ -14,9 +14,22 @@ namespace {
 
 struct PredictArgs {
   std::string model, op, problem, rules = "profiler+default";
+  bool rules_given = false;
   int top = 10;
   bool json = false;
 };
+
+// A rule set's supported kernels, or for a generic model the kernels it saw in training with
+// the problem's context.
+std::vector<std::string> candidates_for(const PredictArgs& a, const select::Ranker& ranker,
+                                        const Operation& op, const std::string& problem) {
+  if (ranker.spec().op != "generic") return select::supported_kernels(op, a.rules, problem);
+  if (a.rules_given)
+    throw InputError("", 0, "rules",
+                     "a generic model has no rule sets: it ranks the kernels it saw in training "
+                     "(leave out --rules)");
+  return select::model_kernels(ranker.engine(), problem);
+}
 
 nlohmann::json number(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
@@ -35,11 +48,13 @@ void print_json(const std::string& problem, const std::vector<select::Scored>& r
   std::cout << out.dump(2) << "\n";
 }
 
-void print_table(const std::vector<select::Scored>& ranked, bool latency) {
-  std::printf("%-4s %-10s %s%s\n", "rank", "tflops", latency ? "latency_ms  " : "", "kernel");
+void print_table(const std::vector<select::Scored>& ranked, bool latency, bool tflops) {
+  std::printf("%-4s %s%s%s\n", "rank", tflops || !latency ? "tflops     " : "",
+              latency ? "latency_ms  " : "", "kernel");
   for (std::size_t i = 0; i < ranked.size(); ++i) {
     const auto& s = ranked[i];
-    std::printf("%-4zu %-10.4g ", i + 1, std::isfinite(s.tflops) ? s.tflops : s.score);
+    std::printf("%-4zu ", i + 1);
+    if (tflops || !latency) std::printf("%-10.4g ", std::isfinite(s.tflops) ? s.tflops : s.score);
     if (latency) std::printf("%-11.4g ", s.latency_ms);
     std::printf("%s\n", s.kernel.c_str());
   }
@@ -53,7 +68,7 @@ int run(const PredictArgs& a) {
                      "the model is for '" + ranker.spec().op + "', not '" + op_name + "'");
   const Operation& op = find_operation(op_name);
   std::string problem = op.canonical_problem(a.problem, "--problem");
-  auto candidates = select::supported_kernels(op, a.rules, problem);
+  auto candidates = candidates_for(a, ranker, op, problem);
   if (candidates.empty()) {
     std::cerr << "kselect: no kernel of rule set '" << a.rules << "' supports " << problem << "\n";
     return kExitFailure;
@@ -63,7 +78,8 @@ int run(const PredictArgs& a) {
   if (a.json)
     print_json(problem, ranked, candidates.size());
   else
-    print_table(ranked, ranker.has_target("latency") && ranker.spec().objective == "regression");
+    print_table(ranked, ranker.has_target("latency") && ranker.spec().objective == "regression",
+                ranker.has_target("tflops"));
   return kExitOk;
 }
 
@@ -75,7 +91,11 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--problem", args->problem,
                   "Problem, e.g. m=128,n=1536,k=7168,layout=rcr,dtype=fp32")
       ->required();
-  cmd->add_option("--rules", args->rules, "Rule set of candidate kernels")->capture_default_str();
+  cmd->add_option("--rules", args->rules,
+                  "Rule set of candidate kernels (not for generic models: they rank the kernels "
+                  "seen in training)")
+      ->capture_default_str()
+      ->each([args](const std::string&) { args->rules_given = true; });
   cmd->add_option("--top", args->top, "Show the best N (0: all)")->capture_default_str();
   cmd->add_flag("--json", args->json, "Print JSON");
   return [args] { return run(*args); };

@@ -1,4 +1,5 @@
 // kselect train: fits models from a measurement database into a model directory.
+#include <algorithm>
 #include <iostream>
 
 #include "cli/verb.h"
@@ -11,7 +12,7 @@ namespace kselect::cli {
 namespace {
 
 struct TrainArgs {
-  std::string db, target = "tflops";
+  std::string db, target;  // "" = tflops, or latency for generic data without TFLOPS
   bool json = false;
   model::TrainOptions options;
 };
@@ -25,9 +26,30 @@ HardwareProfile run_hardware(const data::Store& store, const std::string& op) {
   return host_hardware();
 }
 
+// --op absent: the store's only op. --op generic on a store without generic data: the
+// store's only op, through the generic features.
+void choose_ops(const data::Store& store, model::TrainOptions& o) {
+  const auto ops = store.ops();
+  std::string list;
+  for (const auto& op : ops) list += (list.empty() ? "" : ", ") + op;
+  if (ops.empty()) throw InputError(store.path(), 0, "op", "the database holds no measurements");
+  bool held = std::find(ops.begin(), ops.end(), o.op) != ops.end();
+  if (o.op.empty() || (o.op == "generic" && !held)) {
+    if (ops.size() != 1)
+      throw InputError(
+          store.path(), 0, "op",
+          "the database holds several operations (" + list + "): choose one with --op");
+    o.data_op = ops.front();
+    if (o.op.empty()) o.op = ops.front();
+    return;
+  }
+  o.data_op = o.op;
+}
+
 void print_summary(const model::TrainResult& r) {
   std::cout << "model: " << r.dir.string() << "\nrows: " << r.data_rows << " (" << r.valid_rows
             << " valid), shapes: " << r.unique_shapes << "\n";
+  if (!r.target_note.empty()) std::cout << "target: " << r.target_note << "\n";
   for (const auto& t : r.targets) {
     std::cout << t.target << ": " << t.rows << " rows, " << t.trees << " trees";
     if (!t.folds.empty())
@@ -40,13 +62,15 @@ void print_summary(const model::TrainResult& r) {
 int run(TrainArgs& a) {
   if (a.target == "all")
     a.options.targets = model::target_names();
-  else
+  else if (!a.target.empty())
     a.options.targets = {a.target};
   data::Store store(a.db, {.read_only = true});
+  choose_ops(store, a.options);
   data::MeasurementFilter filter;
-  filter.op = a.options.op;
+  filter.op = a.options.data_op;
   auto measurements = store.read_measurements(filter);
-  a.options.hardware = run_hardware(store, a.options.op);
+  if (a.options.op == "generic") a.options.kernel_configs = store.kernel_configs(filter.op);
+  a.options.hardware = run_hardware(store, a.options.data_op);
   a.options.data_source = a.db;
   a.options.progress = true;
   model::TrainResult result = model::train(measurements, a.options);
@@ -62,12 +86,18 @@ std::function<int()> setup(CLI::App& app) {
   auto& o = args->options;
   auto* cmd = app.add_subcommand("train", "Train kernel-selection models from measurements");
   cmd->add_option("--db", args->db, "Measurement database (SQLite)")->required();
-  cmd->add_option("--op", o.op, "Operation")->capture_default_str();
+  o.op.clear();
+  cmd->add_option("--op", o.op,
+                  "Operation (default: the database's; generic forces the generic features)");
   cmd->add_option("--dtype", o.dtype, "Train on this dtype only (default: all in the data)");
   cmd->add_option("--out", o.out_dir, "Model directory to write")->required();
-  cmd->add_option("--target", args->target, "tflops, latency, bandwidth or all")
-      ->check(CLI::IsMember({"tflops", "latency", "bandwidth", "all"}))
-      ->capture_default_str();
+  cmd->add_option("--target", args->target,
+                  "tflops, latency, bandwidth or all (default: tflops; latency for generic "
+                  "data without TFLOPS)")
+      ->check(CLI::IsMember({"tflops", "latency", "bandwidth", "all"}));
+  cmd->add_option("--encoding", o.encoding,
+                  "Generic op: category codes ordered by target (default) or alphabetical")
+      ->check(CLI::IsMember({"target", "alphabetical"}));
   cmd->add_option("--objective", o.objective, "regression or ranking")
       ->check(CLI::IsMember({"regression", "ranking"}))
       ->capture_default_str();

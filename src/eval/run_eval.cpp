@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +14,7 @@
 #include "data/store.h"
 #include "eval/oof_file.h"
 #include "model/feature_spec.h"
+#include "ops/generic/vocabulary.h"
 #include "ops/operation.h"
 #include "select/ranker.h"
 
@@ -88,6 +90,54 @@ std::vector<Prediction> held_out(const EvalJob& job,
   return out;
 }
 
+// The model's main target when none was asked for: tflops when it has it, else its first.
+std::string model_target(const std::optional<model::FeatureSpec>& spec) {
+  if (!spec || spec->targets.empty()) return "tflops";
+  for (const auto& t : spec->targets)
+    if (t == "tflops") return t;
+  return spec->targets.front();
+}
+
+// Efficiency compares TFLOPS within a problem. Where a problem's valid rows lack TFLOPS (imported
+// times only) it compares 1 / time instead, which is best_time / chosen_time; returns whether
+// any problem needed that.
+bool fill_time_throughput(std::vector<data::Measurement>& measurements) {
+  std::map<std::string, bool> complete;
+  for (const auto& m : measurements)
+    if (m.valid) {
+      auto [it, fresh] = complete.emplace(m.problem, true);
+      it->second = it->second && m.tflops > 0;
+    }
+  bool any = false;
+  for (auto& m : measurements)
+    if (m.valid && !complete[m.problem] && m.median_ms > 0) {
+      m.tflops = 1.0 / m.median_ms;
+      any = true;
+    }
+  return any;
+}
+
+// The no-model pick: the rule set's kernels in the op's heuristic order, or for the generic op
+// the kernels seen in training ordered by how often each won in the problem's context.
+void set_default_policy(const EvalJob& job, const Operation& op,
+                        const std::optional<model::FeatureSpec>& spec, EvalOptions& options) {
+  if (op.name() != "generic") {
+    options.default_kernels = op.kernel_names(job.rules, {});
+    options.default_order = [&op](const std::string& problem, const std::vector<std::string>& k) {
+      return op.heuristic_order(problem, k);
+    };
+    return;
+  }
+  if (!spec || !spec->engine_state.is_object()) return;  // no training data: no baseline
+  auto vocabulary = std::make_shared<generic::GenericVocabulary>(
+      generic::GenericVocabulary::from_json(spec->engine_state, job.model_dir));
+  options.default_kernels = vocabulary->kernels();
+  options.default_order = [vocabulary](const std::string& problem,
+                                       const std::vector<std::string>& k) {
+    return vocabulary->winner_order(problem, k);
+  };
+}
+
 bool use_out_of_fold(const EvalJob& job, const std::string& path) {
   switch (job.protocol) {
     case Protocol::kOutOfFold:
@@ -112,28 +162,29 @@ EvalOutcome run_eval(const EvalJob& job) {
   std::string dtype = !job.dtype.empty()             ? job.dtype
                       : spec && spec->dtype != "any" ? spec->dtype
                                                      : "";
+  std::string data_op = spec && !spec->data_op.empty() ? spec->data_op : std::string(op.name());
   data::Store store(job.db, data::StoreOptions{.read_only = true});
-  auto measurements = store.read_measurements({.op = std::string(op.name()), .dtype = dtype});
-  EvalOptions options = job.options;
-  options.default_kernels = op.kernel_names(job.rules, {});
-  options.default_order = [&op](const std::string& problem, const std::vector<std::string>& k) {
-    return op.heuristic_order(problem, k);
-  };
+  auto measurements = store.read_measurements({.op = data_op, .dtype = dtype});
+  EvalJob resolved = job;
+  if (resolved.options.target.empty()) resolved.options.target = model_target(spec);
+  EvalOptions options = resolved.options;
+  set_default_policy(job, op, spec, options);
   if (options.cores <= 0) options.cores = sweep_threads(store);
 
   EvalOutcome outcome;
-  std::string path = oof_path(job);
+  std::string path = oof_path(resolved);
   std::vector<Prediction> predictions;
-  if (use_out_of_fold(job, path)) {
+  if (use_out_of_fold(resolved, path)) {
     outcome.protocol = "out-of-fold";
     outcome.predictions = path;
     bool regression = !spec || spec->objective == "regression";
-    predictions = out_of_fold(job, path, op, regression, measurements, outcome);
+    predictions = out_of_fold(resolved, path, op, regression, measurements, outcome);
   } else {
     outcome.protocol = "held-out";
     outcome.predictions = job.model_dir;
-    predictions = held_out(job, measurements);
+    predictions = held_out(resolved, measurements);
   }
+  if (fill_time_throughput(measurements)) outcome.efficiency_basis = "time";
   outcome.report = evaluate(measurements, predictions, options);
   return outcome;
 }
@@ -144,6 +195,7 @@ nlohmann::json outcome_json(const EvalOutcome& outcome) {
   j["predictions"] = outcome.predictions;
   j["oof_rows"] = outcome.oof_rows;
   j["oof_mismatched"] = outcome.oof_mismatched;
+  j["efficiency_basis"] = outcome.efficiency_basis;
   return j;
 }
 

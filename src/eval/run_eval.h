@@ -19,10 +19,12 @@ struct EvalJob {
   std::string oof_file;                 // "" = <model_dir>/oof_<target>.csv
   Protocol protocol = Protocol::kAuto;  // auto: out-of-fold when the file exists, else held-out
   std::string op;                       // "" = the model's op, else gemm
-  std::string dtype;                    // "" = the model's dtype (all when it has several)
-  std::string rules = "default";        // rule set whose kernels are the default picks
-  EvalOptions options;                  // cores 0: the threads the database's sweep used
-  bool progress = false;                // progress line on stderr (held-out)
+  // options.target "" = the model's (tflops when it has it, else its first target).
+  std::string dtype;              // "" = the model's dtype (all when it has several)
+  std::string rules = "default";  // rule set whose kernels are the default picks
+                                  // (generic: the most frequent winner per context)
+  EvalOptions options;            // cores 0: the threads the database's sweep used
+  bool progress = false;          // progress line on stderr (held-out)
 };
 
 struct EvalOutcome {
@@ -31,6 +33,9 @@ struct EvalOutcome {
   std::string predictions;                // where the predictions came from
   long oof_rows = 0, oof_mismatched = 0;  // out-of-fold rows, and rows whose measured value
                                           // differs from the database's
+  // "tflops", or "time" when some problem's rows had only times: its efficiency is then
+  // best_time / chosen_time (and its *_tflops fields are 1 / ms).
+  std::string efficiency_basis = "tflops";
 };
 
 // Throws InputError for unusable input (no OOF file where one is required, an OOF file that

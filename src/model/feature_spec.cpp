@@ -41,6 +41,8 @@ void to_json(nlohmann::json& j, const FeatureSpec& s) {
                      {"target_scales", s.target_scales},
                      {"objective", s.objective},
                      {"params", s.params}};
+  if (!s.engine_state.is_null()) j["engine_state"] = s.engine_state;
+  if (!s.data_op.empty()) j["data_op"] = s.data_op;
 }
 
 void from_json(const nlohmann::json& j, FeatureSpec& s) {
@@ -56,6 +58,8 @@ void from_json(const nlohmann::json& j, FeatureSpec& s) {
   s.target_scales = j.value("target_scales", std::map<std::string, double>{});
   s.objective = j.value("objective", "regression");
   s.params = j.value("params", nlohmann::json::object());
+  s.engine_state = j.value("engine_state", nlohmann::json());
+  s.data_op = j.value("data_op", "");
 }
 
 FeatureSpec FeatureSpec::load(const std::filesystem::path& dir) {

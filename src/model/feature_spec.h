@@ -29,6 +29,11 @@ struct FeatureSpec {
   std::map<std::string, double> target_scales;
   std::string objective = "regression";  // "regression" or "ranking"
   nlohmann::json params;                 // training parameters
+  // The fitted state of an engine that learns its features from the data (the generic op's
+  // vocabulary, docs/generic-op.md); null for fixed-schema engines and older models.
+  nlohmann::json engine_state;
+  // The op of the training data when it differs from `op` (gemm data through --op generic).
+  std::string data_op;
 
   bool is_log(const std::string& target) const;
   double scale(const std::string& target) const;

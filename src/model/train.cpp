@@ -16,6 +16,7 @@
 #include "model/file_io.h"
 #include "model/folds.h"
 #include "model/xgboost.h"
+#include "ops/generic/vocabulary.h"
 
 namespace kselect::model {
 
@@ -64,8 +65,9 @@ Dataset build_dataset(const std::vector<data::Measurement>& all, const TrainOpti
   Dataset d;
   std::map<std::string, std::vector<const data::Measurement*>> by_problem;
   std::map<std::string, int> dtype_counts;
+  const std::string& data_op = options.data_op.empty() ? options.op : options.data_op;
   for (const auto& m : all) {
-    if (m.op != options.op) continue;
+    if (m.op != data_op) continue;
     std::string dtype = engine.dtype(m.problem);
     ++dtype_counts[dtype];
     if (!options.dtype.empty() && dtype != options.dtype) continue;
@@ -73,7 +75,7 @@ Dataset build_dataset(const std::vector<data::Measurement>& all, const TrainOpti
     if (m.valid) by_problem[m.problem].push_back(&m);
   }
   if (dtype_counts.empty())
-    throw InputError("", 0, "op", "no measurements for operation '" + options.op + "'");
+    throw InputError("", 0, "op", "no measurements for operation '" + data_op + "'");
   if (d.data_rows == 0)
     throw InputError("", 0, "dtype",
                      "no measurements with dtype '" + options.dtype + "' (the data has " +
@@ -441,6 +443,55 @@ void write_manifest(const TrainResult& r, const TrainOptions& o, const Dataset& 
   write_json(o.out_dir / "train_manifest.json", manifest);
 }
 
+// Valid rows of the data op (and dtype) for an engine that fits its features from the data.
+std::vector<const data::Measurement*> fit_rows(const std::vector<data::Measurement>& all,
+                                               const TrainOptions& o) {
+  std::vector<const data::Measurement*> rows;
+  for (const auto& m : all) {
+    if (m.op != o.data_op || !m.valid) continue;
+    if (!o.dtype.empty() && KeyValues::parse(m.problem).get("dtype").value_or("") != o.dtype)
+      continue;
+    rows.push_back(&m);
+  }
+  if (rows.empty())
+    throw InputError("", 0, o.dtype.empty() ? "op" : "dtype",
+                     "no valid measurements for operation '" + o.data_op + "'" +
+                         (o.dtype.empty() ? "" : " with dtype '" + o.dtype + "'"));
+  return rows;
+}
+
+// tflops unless the data is generic and no row has TFLOPS (only times were imported).
+std::string default_target(const std::vector<data::Measurement>& all, const TrainOptions& o,
+                           std::string& note) {
+  if (o.op != "generic") return "tflops";
+  for (const auto& m : all)
+    if (m.op == o.data_op && m.valid && m.tflops > 0) {
+      note = "tflops (the data has TFLOPS)";
+      return "tflops";
+    }
+  note = "latency (no row has TFLOPS > 0)";
+  return "latency";
+}
+
+// The engine for `o.op`: fitted on the training rows when the op learns its features, or, for
+// a warm start of such a model, the previous model's state (so its category codes are kept)
+// extended with the configurations of kernels new in this data.
+std::unique_ptr<features::FeatureEngine> make_train_engine(
+    const std::vector<data::Measurement>& all, const TrainOptions& o, const FeatureSpec* previous,
+    nlohmann::json& state) {
+  state = o.op == "generic"
+              ? features::fit_engine_state(o.op, fit_rows(all, o), o.kernel_configs, o.encoding)
+              : nlohmann::json();
+  auto engine = features::make_engine(o.op, o.hardware, state);
+  if (!previous || state.is_null()) return engine;
+  check_warm_start(*previous, engine->schema(engine->default_schema()), o);
+  auto vocabulary = generic::GenericVocabulary::from_json(
+      previous->engine_state, (o.warm_start / "feature_spec.json").string());
+  vocabulary.add_kernels(o.kernel_configs);
+  state = vocabulary.to_json();
+  return features::make_engine(o.op, o.hardware, state);
+}
+
 }  // namespace
 
 nlohmann::json TrainResult::to_json() const {
@@ -449,6 +500,7 @@ nlohmann::json TrainResult::to_json() const {
                       {"valid_rows", valid_rows},
                       {"unique_shapes", unique_shapes},
                       {"targets", nlohmann::json::array()}};
+  if (!target_note.empty()) j["target_note"] = target_note;
   for (const auto& t : targets) {
     nlohmann::json folds = nlohmann::json::array();
     for (const auto& f : t.folds) folds.push_back(fold_json(f));
@@ -471,7 +523,7 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
   if (o.out_dir.empty()) throw InputError("", 0, "out", "no output model directory given");
   if (o.trees < 1 || o.folds == 1 || o.folds < 0 || o.threads < 1)
     throw InputError("", 0, "", "--trees and --threads must be >= 1, --folds 0 (no CV) or >= 2");
-  auto engine = features::make_engine(o.op, o.hardware);
+  if (o.data_op.empty()) o.data_op = o.op;
   FeatureSpec previous;
   if (!o.warm_start.empty()) {
     previous = FeatureSpec::load(o.warm_start);
@@ -481,6 +533,11 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
     if (o.add_trees < 1)
       throw InputError("", 0, "add-trees", "a warm start needs --add-trees >= 1");
   }
+  std::string target_note;
+  if (o.targets.empty()) o.targets = {default_target(measurements, o, target_note)};
+  nlohmann::json engine_state;
+  auto engine =
+      make_train_engine(measurements, o, o.warm_start.empty() ? nullptr : &previous, engine_state);
   if (o.schema.empty()) o.schema = engine->default_schema();
   const features::Schema& schema = engine->schema(o.schema);
   if (!o.warm_start.empty()) check_warm_start(previous, schema, o);
@@ -509,11 +566,14 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
   }
   spec.objective = o.objective;
   spec.params = params_json(o);
+  spec.engine_state = engine_state;
+  if (o.data_op != o.op) spec.data_op = o.data_op;
   bool cv = o.warm_start.empty() && o.folds > 0;
   long per_target = cv ? long(o.folds + 1) * o.trees : o.add_trees;
   RoundProgress progress(o, per_target * long(o.targets.size()));
   TrainResult result;
   result.dir = o.out_dir;
+  result.target_note = target_note;
   result.data_rows = d.data_rows;
   result.valid_rows = d.rows.size();
   result.unique_shapes = d.unique_shapes;

@@ -10,6 +10,7 @@
 // With warm_start set, boosting continues from that directory's models on the new data instead
 // (no cross-validation).
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,12 +22,15 @@
 namespace kselect::model {
 
 struct TrainOptions {
-  std::string op = "gemm";
-  std::string dtype;   // train on this dtype only; "" = every dtype in the data
-  std::string schema;  // feature schema; "" = the engine's default (kselect)
-  std::vector<std::string> targets = {"tflops"};  // tflops, latency, bandwidth
-  std::string objective = "regression";           // or "ranking" (pairwise, problem = query)
-  int folds = 5;  // 0: no cross-validation (final model only, no OOF file)
+  std::string op = "gemm";  // the feature engine ("generic" forces generic features on any data)
+  std::string data_op;      // the op of the measurements to train on; "" = op
+  std::string dtype;        // train on this dtype only; "" = every dtype in the data
+  std::string schema;       // feature schema; "" = the engine's default (kselect)
+  // tflops, latency, bandwidth; empty = tflops, except for generic data in which no row has
+  // TFLOPS > 0 (imported data often has only times): latency.
+  std::vector<std::string> targets;
+  std::string objective = "regression";  // or "ranking" (pairwise, problem = query)
+  int folds = 5;                         // 0: no cross-validation (final model only, no OOF file)
   int trees = 500;
   int early_stopping = 50;  // rounds without improvement on the held-out fold
   int threads = 2;
@@ -45,7 +49,11 @@ struct TrainOptions {
   int add_trees = 0;                           // rounds added by a warm start
   std::string data_source;                     // recorded in train_manifest.json
   HardwareProfile hardware = host_hardware();  // fills the hw_* features
-  bool progress = false;                       // progress line with ETA on stderr
+  // Generic op: each kernel's parameters (Store::kernel_configs) and the category-code order
+  // of its fitted features ("target" or "alphabetical", docs/generic-op.md).
+  std::map<std::string, nlohmann::json> kernel_configs;
+  std::string encoding = "target";
+  bool progress = false;  // progress line with ETA on stderr
 };
 
 struct FoldResult {
@@ -67,6 +75,7 @@ struct TargetResult {
 
 struct TrainResult {
   std::filesystem::path dir;
+  std::string target_note;  // why the targets were chosen when none were given
   std::size_t data_rows = 0, valid_rows = 0, unique_shapes = 0;
   std::vector<TargetResult> targets;
   nlohmann::json to_json() const;

@@ -1,5 +1,7 @@
 #include "select/candidates.h"
 
+#include "ops/generic/features.h"
+
 namespace kselect::select {
 
 std::vector<std::string> supported_kernels(const Operation& op, std::string_view rule_set,
@@ -8,6 +10,13 @@ std::vector<std::string> supported_kernels(const Operation& op, std::string_view
   for (auto& kernel : op.kernel_names(rule_set, KeyValues{}))
     if (op.unsupported_reason(kernel, problem).empty()) out.push_back(std::move(kernel));
   return out;
+}
+
+std::vector<std::string> model_kernels(const features::FeatureEngine& engine,
+                                       std::string_view problem) {
+  const auto* generic = dynamic_cast<const generic::GenericFeatureEngine*>(&engine);
+  if (!generic) return {};
+  return generic->vocabulary().candidates(problem);
 }
 
 }  // namespace kselect::select

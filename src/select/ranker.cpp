@@ -10,7 +10,7 @@ namespace kselect::select {
 Ranker Ranker::load(const std::filesystem::path& dir, const HardwareProfile& hardware) {
   Ranker r;
   r.spec_ = model::FeatureSpec::load(dir);
-  r.engine_ = features::make_engine(r.spec_.op, hardware);
+  r.engine_ = features::make_engine(r.spec_.op, hardware, r.spec_.engine_state);
   r.all_columns_.resize(r.engine_->all_features().size());
   std::iota(r.all_columns_.begin(), r.all_columns_.end(), 0);
   std::vector<int> mapping =
@@ -43,7 +43,7 @@ std::unique_ptr<features::KernelBlock> Ranker::prepare(std::span<const std::stri
 }
 
 void Ranker::check_dtype(std::string_view problem) const {
-  if (spec_.dtype == "any") return;
+  if (spec_.dtype == "any" || spec_.dtype.empty()) return;  // empty: the data had no dtype
   std::string dtype = engine_->dtype(problem);
   if (dtype != spec_.dtype)
     throw InputError("", 0, "dtype",

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,14 +40,17 @@ inline double generic_time_ms(double m, double n, double k, int tile, char varia
 // `problems` problems from `seed`; problem text "m=..,n=..,k=..,dtype=fp32,device=dev0".
 inline std::vector<data::Measurement> generic_measurements(int problems, unsigned seed) {
   std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> log_m(6, 11), log_nk(7, 12);
+  std::uniform_int_distribution<int> log_nk(7, 12);
   std::normal_distribution<double> noise(0.0, 0.02);
   std::vector<data::Measurement> out;
-  for (int i = 0; i < problems; ++i) {
-    double m = std::ldexp(1.0, log_m(rng)) * (1 + i % 3), n = std::ldexp(1.0, log_nk(rng)),
+  std::set<std::string> seen;
+  for (int i = 0; int(seen.size()) < problems; ++i) {
+    // m cycles through 2^6..2^11 x {1, 2, 3} so every tile regime is covered.
+    double m = std::ldexp(1.0, 6 + i % 6) * (1 + (i / 6) % 3), n = std::ldexp(1.0, log_nk(rng)),
            k = std::ldexp(1.0, log_nk(rng));
     std::string problem = "m=" + std::to_string(long(m)) + ",n=" + std::to_string(long(n)) +
                           ",k=" + std::to_string(long(k)) + ",dtype=fp32,device=dev0";
+    if (!seen.insert(problem).second) continue;
     for (int tile : {16, 32, 64, 128})
       for (char v : {'a', 'b'}) {
         data::Measurement r;
