@@ -174,6 +174,18 @@ TEST(CsvImporter, TruncatedLastLineIsSkipped) {
   EXPECT_THAT(quote.skipped[0].second, HasSubstr("unterminated quoted field"));
 }
 
+TEST(CsvImporter, AnOverlongRecordIsSkippedAndReadingResumesAtTheNextLine) {
+  std::string text = "M,N,K,kernel,time\n1,2,3,\"" +
+                     std::string(CsvReader::kMaxRecordBytes + 10, 'x') + "\n4,5,6,k,1\n";
+  Collect c = run_csv(text, kGemmMap);
+  ASSERT_EQ(c.skipped.size(), 1u);
+  EXPECT_EQ(c.skipped[0].first, 2);
+  EXPECT_THAT(c.skipped[0].second, HasSubstr("record longer than"));
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_EQ(c.rows[0].problem, "m=4,n=5,k=6");
+  EXPECT_EQ(c.rows[0].line, 3);
+}
+
 TEST(CsvImporter, CrLfLineEndsAndByteOrderMark) {
   Collect c =
       run_csv("\xEF\xBB\xBFM,N,K,kernel,time\r\n1,2,3,k,1\r\n\r\n4,5,6,\"q\",2\r\n", kGemmMap);
