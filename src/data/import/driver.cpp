@@ -69,6 +69,7 @@ class StagingSink : public RowSink {
     // The store keeps problems and configurations as JSON, which must be UTF-8.
     if (!valid_utf8(row.problem) || !valid_utf8(row.kernel))
       return skip(row.line, "problem or kernel name is not valid UTF-8");
+    add_device(row.problem);
     // The importers should already mark unusable times; the driver enforces it for all.
     if (row.valid && !usable_time(row.time_ms)) {
       row.valid = false;
@@ -105,6 +106,15 @@ class StagingSink : public RowSink {
   data::Database& staging() { return staging_; }
 
  private:
+  // An explicit --device is part of the problem's identity (context, not a feature) for rows
+  // whose source does not name the device, so problems measured on different GPUs stay apart.
+  void add_device(std::string& problem) const {
+    if (options_.device.empty() || problem.rfind("device=", 0) == 0 ||
+        problem.find(",device=") != std::string::npos)
+      return;
+    problem += (problem.empty() ? "device=" : ",device=") + options_.device;
+  }
+
   void tick() {
     if (++calls_ % 256 == 0)
       progress_.update(long(file_.compressed_bytes_read() / 1024), rows_text());
@@ -203,6 +213,8 @@ data::Measurement merge_group(const std::vector<StagedRow>& group) {
 
 std::string choose_device(const std::string& path, const Importer& importer,
                           const ImportRunOptions& options) {
+  if (options.device.find_first_of(",=") != std::string::npos)
+    throw InputError("", 0, "--device", "'" + options.device + "' must not contain ',' or '='");
   if (!options.device.empty()) return options.device;
   std::string device = importer.device_from_name(path);
   return device.empty() ? "unknown" : device;

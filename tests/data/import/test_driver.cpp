@@ -213,6 +213,18 @@ TEST_F(ImportDriver, RunRecordsDeviceFormatSourceAndSettingsKey) {
   EXPECT_EQ(import_file(unnamed, "test-lines", db_, quiet()).device, "unknown");
 }
 
+TEST_F(ImportDriver, AnExplicitDeviceJoinsProblemsThatDoNotNameOne) {
+  std::string file = write("a.txt", "m=1|k1|1\ndevice=gfx90a,m=1|k1|2\n");
+  ImportRunOptions options = quiet();
+  options.device = "H100";
+  import_file(file, "test-lines", db_, options);
+  auto rows = by_pair(db_);
+  EXPECT_EQ(rows.count("m=1,device=H100 k1"), 1u);
+  EXPECT_EQ(rows.count("device=gfx90a,m=1 k1"), 1u);
+  options.device = "a,b";
+  EXPECT_THROW(import_file(file, "test-lines", db_, options), InputError);
+}
+
 TEST_F(ImportDriver, AFailingImportLeavesEarlierDataIntact) {
   std::string good = write("good.txt", "m=1|k1|1\nm=1|k2|2\n");
   import_file(good, "test-lines", db_, quiet());
