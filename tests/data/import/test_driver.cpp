@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "../temp_dir.h"
+#include "compressed_bytes.h"
 #include "core/error.h"
 #include "data/import/importer.h"
 #include "data/store.h"
@@ -223,6 +224,25 @@ TEST_F(ImportDriver, AnExplicitDeviceJoinsProblemsThatDoNotNameOne) {
   EXPECT_EQ(rows.count("device=gfx90a,m=1 k1"), 1u);
   options.device = "a,b";
   EXPECT_THROW(import_file(file, "test-lines", db_, options), InputError);
+}
+
+TEST_F(ImportDriver, CompressedCsvThroughTheWholePipeline) {
+  const std::string text = "M,N,K,kernel,us\n8,8,8,a,10\n8,8,8,a,30\n8,8,8,a,20\n8,8,8,b,5\n";
+  std::string gz = write("runs.csv.gz", kselect::testing::gzip_bytes(text));
+  std::string bz = write("runs.csv.bz2", kselect::testing::bzip2_bytes(text));
+  ImportRunOptions options = quiet();
+  options.settings = KeyValues::parse("problem=M;N;K,kernel=kernel,time=us,time_unit=us");
+  ImportSummary s = import_file(gz, "csv", db_, options);
+  EXPECT_EQ(s.compression, "gzip");
+  EXPECT_EQ(s.added, 2);
+  EXPECT_EQ(s.duplicates, 2);
+  EXPECT_EQ(import_file(bz, "csv", db_, options).compression, "bzip2");
+  auto rows = by_pair(db_);
+  EXPECT_DOUBLE_EQ(rows.at("m=8,n=8,k=8 a").median_ms, 0.02);
+  EXPECT_NEAR(rows.at("m=8,n=8,k=8 a").tflops, 1024 / 0.02e9, 1e-12);
+  std::string cut = write("cut.csv.gz", kselect::testing::gzip_bytes(text).substr(0, 20));
+  EXPECT_THROW(import_file(cut, "csv", db_, options), InputError);
+  EXPECT_EQ(data::Store(db_).info().measurements, 4);  // two files, two kernels each
 }
 
 TEST_F(ImportDriver, AFailingImportLeavesEarlierDataIntact) {
