@@ -3,9 +3,7 @@
 // SAX parser that keeps one cache entry at a time, so memory stays bounded whatever the size.
 // Mapping to kselect problems, kernels and rows: docs/formats/kernel-tuner.md.
 #include <cctype>
-#include <charconv>
 #include <cmath>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <utility>
@@ -14,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "data/import/ck_common.h"  // line counting, settings and time rules shared by importers
 #include "data/import/importer.h"
 #include "data/import/source.h"
 
@@ -47,32 +46,6 @@ std::string number_text(const json& value) {
     return std::to_string(static_cast<long long>(v));
   return value.dump();
 }
-
-// Streams the decompressed bytes into the JSON lexer one character at a time, counting lines
-// so that each cache entry can be reported with the line it ends on.
-class CountingIterator {
- public:
-  using iterator_category = std::input_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using pointer = const char*;
-  using reference = char;
-
-  CountingIterator() = default;
-  CountingIterator(std::streambuf* buf, long* line) : buf_(buf), line_(line) {}
-  char operator*() const { return std::char_traits<char>::to_char_type(buf_->sgetc()); }
-  CountingIterator& operator++() {
-    if (buf_->sbumpc() == '\n') ++*line_;
-    return *this;
-  }
-  bool operator==(const CountingIterator& other) const { return at_end() == other.at_end(); }
-  bool operator!=(const CountingIterator& other) const { return !(*this == other); }
-
- private:
-  bool at_end() const { return buf_ == nullptr || buf_->sgetc() == std::char_traits<char>::eof(); }
-  std::streambuf* buf_ = nullptr;
-  long* line_ = nullptr;
-};
 
 // Where the device name comes from, strongest first: the `device` setting, the cache's
 // device_name, the file name (some caches leave device_name empty).
@@ -167,13 +140,6 @@ std::vector<std::string> split_cache_key(const std::string& text) {
   return out;
 }
 
-// The shortest text that reads back as `value` ("0", "-2.5", "inf").
-std::string shortest(double value) {
-  char text[32];
-  auto end = std::to_chars(text, text + sizeof text, value).ptr;
-  return std::string(text, end);
-}
-
 ImportedRow make_row(const Header& header, const std::string& cache_key, const json& entry,
                      long line) {
   if (!entry.is_object()) throw BadEntry{"not an object"};
@@ -199,12 +165,9 @@ ImportedRow make_row(const Header& header, const std::string& cache_key, const j
   }
   if (!time.is_number()) throw BadEntry{"field 'time': not a number or a failure name"};
   row.time_ms = time.get<double>();
-  if (!(row.time_ms > 0) || !std::isfinite(row.time_ms)) {
-    row.valid = false;
-    row.reason = "time " + shortest(row.time_ms) + " ms";
-  } else if (entry.contains("GFLOP/s") && entry["GFLOP/s"].is_number()) {
+  if (entry.contains("GFLOP/s") && entry["GFLOP/s"].is_number())
     row.tflops = entry["GFLOP/s"].get<double>() / 1000.0;
-  }
+  ck::finish_row(row, std::nan(""));  // the rule every importer follows: "time 0 ms" etc.
   return row;
 }
 
@@ -219,7 +182,15 @@ class CacheReader {
               bool header_only = false)
       : options_(options), devices_(std::move(devices)), sink_(sink), header_only_(header_only) {}
 
-  long line = 1;  // advanced by CountingIterator
+  // Parses the document from `in`, naming each entry by the line its closing '}' is on.
+  void parse(std::istream& in) {
+    ck::LineCountingBuf counting(in);
+    std::istream counted(&counting);
+    lines_ = &counting;
+    json::sax_parse(counted, this);
+    line_at_end_ = counting.line();
+    lines_ = nullptr;
+  }
 
   bool null() { return value(nullptr); }
   bool boolean(bool v) { return value(v); }
@@ -253,7 +224,7 @@ class CacheReader {
   // After sax_parse: reports what is left and judges how the document ended.
   void finish() {
     if (!root_seen_ || (!cache_seen_ && !error_.empty()))
-      throw InputError(options_.source, line, "",
+      throw InputError(options_.source, line(), "",
                        "not a Kernel Tuner cache: " + (error_.empty() ? "not an object" : error_));
     if (!cache_seen_) throw InputError(options_.source, 0, "cache", "missing");
     if (!header_) header_ = make_header(top_, devices_, options_.source);
@@ -262,8 +233,8 @@ class CacheReader {
     // Kernel Tuner appends to its cache while tuning: an interrupted run leaves the file cut
     // after the last complete entry, which Kernel Tuner itself still reads.
     if (!error_.empty())
-      sink_.skip(line, "field 'cache': JSON ends early or is malformed (" + error_ +
-                           "); entries after the last complete one are lost");
+      sink_.skip(line(), "field 'cache': JSON ends early or is malformed (" + error_ +
+                             "); entries after the last complete one are lost");
   }
 
  private:
@@ -314,11 +285,11 @@ class CacheReader {
         parent.value[parent.key] = std::move(v);
     } else if (in_cache_) {
       if (header_)
-        deliver(member_, v, line);
+        deliver(member_, v, line());
       else
-        pending_.push_back({member_, std::move(v), line});
+        pending_.push_back({member_, std::move(v), line()});
     } else if (depth_ == 1) {
-      if (member_ == "cache") throw InputError(options_.source, line, "cache", "not an object");
+      if (member_ == "cache") throw InputError(options_.source, line(), "cache", "not an object");
       top_[member_] = std::move(v);
     } else {
       return false;  // a scalar document
@@ -340,6 +311,8 @@ class CacheReader {
     }
   }
 
+  long line() const { return lines_ ? lines_->line() : line_at_end_; }
+
   const ImportOptions& options_;
   DeviceNames devices_;
   RowSink& sink_;
@@ -350,6 +323,8 @@ class CacheReader {
   std::vector<Pending> pending_;
   int depth_ = 0;
   bool header_only_ = false;
+  ck::LineCountingBuf* lines_ = nullptr;  // during parse()
+  long line_at_end_ = 0;
   bool root_seen_ = false, cache_seen_ = false, in_cache_ = false;
   std::string error_;
 };
@@ -372,7 +347,7 @@ std::string device_in_header(std::istream& in, const std::string& path) {
   ImportOptions options;
   options.source = path;
   CacheReader reader(options, {"", device_in_file_name(path)}, no_rows, true);
-  json::sax_parse(CountingIterator(in.rdbuf(), &reader.line), CountingIterator(), &reader);
+  reader.parse(in);
   return reader.device();
 }
 
@@ -393,13 +368,9 @@ class KernelTunerImporter : public Importer {
   }
 
   void read(std::istream& in, const ImportOptions& options, RowSink& sink) const override {
-    auto unknown = options.settings.unknown_keys({"device"});
-    if (!unknown.empty())
-      throw InputError(options.source, 0, unknown[0], "unknown setting (known: device)");
-    DeviceNames devices{options.settings.get("device").value_or(""),
-                        device_in_file_name(options.source)};
+    DeviceNames devices{ck::device_setting(options, format()), device_in_file_name(options.source)};
     CacheReader reader(options, std::move(devices), sink);
-    json::sax_parse(CountingIterator(in.rdbuf(), &reader.line), CountingIterator(), &reader);
+    reader.parse(in);
     reader.finish();
   }
 };

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -14,14 +13,11 @@
 
 #include "core/error.h"
 #include "core/key_values.h"
+#include "data/import/ck_common.h"  // line reading, settings and time rules shared by importers
 #include "data/import/importer.h"
 
 namespace kselect::importers {
 namespace {
-
-// A find-db line is a few hundred bytes; anything much longer is not a find-db line, and cutting
-// it keeps the memory of a read bounded whatever the input.
-constexpr size_t kMaxLine = 1 << 20;
 
 // A key or entry that cannot be used: `field` names the part, `what` says why.
 struct BadField {
@@ -237,13 +233,6 @@ Entry parse_entry(std::string_view text) {
   return entry;
 }
 
-// The shortest text that reads back as `value` ("0", "-2.5", "inf").
-std::string shortest(double value) {
-  char text[32];
-  auto end = std::to_chars(text, text + sizeof text, value).ptr;
-  return std::string(text, end);
-}
-
 ImportedRow make_row(const Entry& entry, const std::string& problem, double flops, long line) {
   auto time =
       entry.time.find(' ') == std::string_view::npos ? parse_double(entry.time) : std::nullopt;
@@ -255,12 +244,8 @@ ImportedRow make_row(const Entry& entry, const std::string& problem, double flop
   row.kernel_config = {{"algorithm", algorithm_family(entry.algorithm)}};
   row.time_ms = *time;
   row.line = line;
-  if (!(*time > 0) || !std::isfinite(*time)) {
-    row.valid = false;
-    row.reason = "time " + shortest(*time) + " ms";  // "0.0" and "0" read the same
-  } else if (double tflops = flops / (*time * 1e-3) / 1e12; std::isfinite(tflops)) {
-    row.tflops = tflops;  // absurd geometries overflow: no throughput rather than infinity
-  }
+  ck::finish_row(row, flops);  // the rule every importer follows: "time 0 ms" etc.
+  if (!std::isfinite(row.tflops)) row.tflops = std::nan("");  // absurd geometries overflow
   return row;
 }
 
@@ -289,23 +274,6 @@ void read_line(std::string_view text, long line, const std::string& device, RowS
   }
 }
 
-// Reads one line without its end-of-line characters into `line`; a line over kMaxLine is cut
-// and `too_long` set. False at the end of the input.
-bool next_line(std::streambuf& buf, std::string& line, bool& too_long) {
-  line.clear();
-  too_long = false;
-  int ch = buf.sbumpc();
-  if (ch == std::char_traits<char>::eof()) return false;
-  for (; ch != std::char_traits<char>::eof() && ch != '\n'; ch = buf.sbumpc()) {
-    if (line.size() < kMaxLine)
-      line += char(ch);
-    else
-      too_long = true;
-  }
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  return true;
-}
-
 class MiopenFdbImporter : public Importer {
  public:
   std::string_view format() const override { return "miopen-fdb"; }
@@ -321,20 +289,18 @@ class MiopenFdbImporter : public Importer {
   }
 
   void read(std::istream& in, const ImportOptions& options, RowSink& sink) const override {
-    auto unknown = options.settings.unknown_keys({"device"});
-    if (!unknown.empty())
-      throw InputError(options.source, 0, unknown[0], "unknown setting (known: device)");
-    std::string device = options.settings.get("device").value_or(device_from_name(options.source));
+    std::string device = ck::device_setting(options, format());
+    if (device.empty()) device = device_from_name(options.source);
     if (!plain_name(device))
       throw InputError(options.source, 0, "device",
                        "'" + device + "' is not a plain ASCII name: give device=<name>");
     std::string text;
     bool too_long = false;
-    for (long line = 1; next_line(*in.rdbuf(), text, too_long); ++line) {
+    for (long line = 1; ck::read_line(in, text, too_long); ++line) {
       if (text.find('\0') != std::string::npos)
         throw InputError(options.source, line, "", "binary data (NUL byte): not find-db text");
       if (too_long)
-        sink.skip(line, "field 'line': longer than " + std::to_string(kMaxLine) + " bytes");
+        sink.skip(line, "field 'line': longer than " + std::to_string(ck::kMaxLine) + " bytes");
       else if (!text.empty())
         read_line(text, line, device, sink);
     }

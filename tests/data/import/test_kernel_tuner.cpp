@@ -177,8 +177,9 @@ TEST(KernelTuner, DeviceFromSettingNameOrFileName) {
   auto from_name = import_cache(empty_device + kValid + "}}");
   ASSERT_EQ(from_name.rows.size(), 1u);
   EXPECT_THAT(from_name.rows[0].problem, HasSubstr("device=A100,"));
-  auto from_setting = import_cache(cache(kValid), "device=my gpu");
-  EXPECT_THAT(from_setting.rows[0].problem, HasSubstr("device=my_gpu,"));
+  auto from_setting = import_cache(cache(kValid), "device=MI300X");
+  EXPECT_THAT(from_setting.rows[0].problem, HasSubstr("device=MI300X,"));
+  EXPECT_THROW(import_cache(cache(kValid), "device=my gpu"), InputError);
   EXPECT_THROW(import_cache(cache(kValid), "gpu=x"), InputError);
 }
 
