@@ -249,7 +249,7 @@ ImportedRow make_row(const Entry& entry, const std::string& problem, double flop
   return row;
 }
 
-void read_line(std::string_view text, long line, const std::string& device, RowSink& sink) {
+void read_fdb_line(std::string_view text, long line, const std::string& device, RowSink& sink) {
   size_t eq = text.find('=');
   if (eq == std::string_view::npos) {
     sink.skip(line, "field 'key': no '=' between the problem key and the solvers");
@@ -302,7 +302,7 @@ class MiopenFdbImporter : public Importer {
       if (too_long)
         sink.skip(line, "field 'line': longer than " + std::to_string(ck::kMaxLine) + " bytes");
       else if (!text.empty())
-        read_line(text, line, device, sink);
+        read_fdb_line(text, line, device, sink);
     }
   }
 };
