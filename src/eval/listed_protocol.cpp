@@ -1,0 +1,506 @@
+#include "eval/listed_protocol.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/hardware.h"
+#include "core/key_values.h"
+#include "core/progress.h"
+#include "core/stats.h"
+#include "eval/text_table.h"
+#include "model/folds.h"
+#include "model/xgboost.h"
+#include "ops/generic/features.h"
+#include "ops/generic/vocabulary.h"
+
+namespace kselect::eval {
+
+namespace {
+
+struct Listed {
+  std::string kernel;
+  double ms = 0;
+};
+
+struct Problem {
+  std::string text, context;
+  std::vector<const data::Measurement*> rows;  // valid listed rows
+  std::vector<Listed> listed;                  // fastest first
+  double best_ms = 0, slowest_ms = 0;
+  double time_of(const std::string& kernel) const {
+    for (const auto& l : listed)
+      if (l.kernel == kernel) return l.ms;
+    return std::nan("");
+  }
+};
+
+// The problem's (dir, dtype) for the report: layout is context for candidates but would split
+// the table too finely.
+std::string report_context(const std::string& problem) {
+  KeyValues kv = KeyValues::parse(problem), out;
+  for (const char* key : {"dir", "dtype"})
+    if (auto v = kv.get(key)) out.set(key, *v);
+  return out.to_string();
+}
+
+std::vector<Problem> collect(const std::vector<data::Measurement>& rows, long& skipped) {
+  std::map<std::string, Problem> by_text;
+  for (const auto& m : rows) {
+    if (m.op != "generic") continue;
+    Problem& p = by_text[m.problem];
+    p.text = m.problem;
+    if (m.valid && m.median_ms > 0 && std::isfinite(m.median_ms)) {
+      p.rows.push_back(&m);
+      p.listed.push_back({m.kernel, m.median_ms});
+    }
+  }
+  std::vector<Problem> out;
+  skipped = 0;
+  for (auto& [text, p] : by_text) {
+    if (p.listed.empty()) {
+      ++skipped;
+      continue;
+    }
+    std::stable_sort(p.listed.begin(), p.listed.end(),
+                     [](const Listed& a, const Listed& b) { return a.ms < b.ms; });
+    p.best_ms = p.listed.front().ms;
+    p.slowest_ms = p.listed.back().ms;
+    p.context = report_context(text);
+    out.push_back(std::move(p));
+  }
+  if (out.empty())
+    throw InputError("", 0, "op",
+                     "no imported (generic) problem with a valid listed time: import a find-db "
+                     "first (kselect import miopen-fdb)");
+  return out;
+}
+
+// The outcome of one pick on one problem.
+struct Outcome {
+  std::string context;
+  bool hit = false, unlisted = false;
+  double efficiency = 0, slowdown = 0;
+};
+
+Outcome judge(const Problem& p, const std::string& pick) {
+  Outcome o;
+  o.context = p.context;
+  double ms = pick.empty() ? std::nan("") : p.time_of(pick);
+  o.unlisted = std::isnan(ms);
+  if (o.unlisted) ms = p.slowest_ms;  // upper bound of the efficiency
+  o.hit = !o.unlisted && ms <= p.best_ms;
+  o.efficiency = p.best_ms / ms;
+  o.slowdown = ms / p.best_ms - 1;
+  return o;
+}
+
+ListedStats summarize(const std::string& context, const std::vector<const Outcome*>& outcomes) {
+  ListedStats s;
+  s.context = context;
+  s.problems = long(outcomes.size());
+  if (outcomes.empty()) return s;
+  std::vector<double> eff;
+  for (const Outcome* o : outcomes) {
+    s.top1 += o->hit;
+    s.unlisted += o->unlisted;
+    s.mean_slowdown += o->slowdown;
+    eff.push_back(o->efficiency);
+  }
+  double n = double(outcomes.size());
+  s.top1 /= n, s.unlisted /= n, s.mean_slowdown /= n;
+  for (double e : eff) s.mean_efficiency += e / n;
+  s.p10_efficiency = percentile(eff, 10);
+  return s;
+}
+
+void summarize_all(const std::vector<Outcome>& outcomes, ListedStats& overall,
+                   std::vector<ListedStats>& by_context) {
+  std::map<std::string, std::vector<const Outcome*>> groups;
+  std::vector<const Outcome*> all;
+  for (const auto& o : outcomes) {
+    groups[o.context].push_back(&o);
+    all.push_back(&o);
+  }
+  overall = summarize("", all);
+  by_context.clear();
+  for (const auto& [context, list] : groups) by_context.push_back(summarize(context, list));
+}
+
+// Rows of the feature matrix for one problem and a kernel list, appended to `x`.
+class RowBuilder {
+ public:
+  explicit RowBuilder(const generic::GenericFeatureEngine& engine) : engine_(engine) {
+    columns_.resize(engine.all_features().size());
+    for (std::size_t i = 0; i < columns_.size(); ++i) columns_[i] = int(i);
+  }
+  std::size_t cols() const { return columns_.size(); }
+  void append(const std::string& problem, const std::vector<std::string>& kernels,
+              std::vector<float>& x) {
+    std::string key;
+    for (const auto& k : kernels) key += k + '\n';
+    auto it = blocks_.find(key);
+    if (it == blocks_.end()) it = blocks_.emplace(key, engine_.prepare(kernels)).first;
+    std::size_t offset = x.size();
+    x.resize(offset + kernels.size() * cols());
+    engine_.extract_rows(problem, *it->second, columns_, x.data() + offset);
+  }
+
+ private:
+  const generic::GenericFeatureEngine& engine_;
+  std::vector<int> columns_;
+  std::map<std::string, std::unique_ptr<features::KernelBlock>> blocks_;
+};
+
+struct Dataset {
+  std::vector<float> x, labels;
+  std::vector<unsigned> groups;  // query sizes (ranking)
+  std::size_t rows() const { return labels.size(); }
+};
+
+std::vector<std::string> candidates_of(const generic::GenericVocabulary& vocabulary,
+                                       const std::string& problem) {
+  try {
+    return vocabulary.candidates(problem);
+  } catch (const InputError&) {
+    return {};  // a context never seen in training: no candidate, the pick is a miss
+  }
+}
+
+// Pairwise-ranking grade of a kernel: 0 unlisted, else 1 + 10 x its efficiency (1..11).
+float grade(const Problem& p, const std::string& kernel) {
+  double ms = p.time_of(kernel);
+  return std::isnan(ms) ? 0.0f : float(1 + std::round(10 * p.best_ms / ms));
+}
+
+std::unique_ptr<model::xgb::Booster> fit(const Dataset& d, std::size_t cols,
+                                         const std::string& objective, const ListedOptions& o,
+                                         Progress& progress, long& done) {
+  model::xgb::Matrix m(d.x.data(), d.rows(), cols, o.threads);
+  m.set_labels(d.labels);
+  if (!d.groups.empty()) m.set_groups(d.groups);
+  auto booster = std::make_unique<model::xgb::Booster>(std::vector<const model::xgb::Matrix*>{&m});
+  const std::map<std::string, std::string> params = {{"objective", objective},
+                                                     {"tree_method", "hist"},
+                                                     {"grow_policy", "lossguide"},
+                                                     {"max_leaves", std::to_string(o.max_leaves)},
+                                                     {"max_depth", std::to_string(o.max_depth)},
+                                                     {"eta", std::to_string(o.eta)},
+                                                     {"subsample", "0.8"},
+                                                     {"colsample_bytree", "0.8"},
+                                                     {"min_child_weight", "5"},
+                                                     {"seed", std::to_string(o.seed)},
+                                                     {"nthread", std::to_string(o.threads)},
+                                                     {"verbosity", "0"}};
+  for (const auto& [k, v] : params) booster->set_param(k, v);
+  if (o.num_class > 0) booster->set_param("num_class", std::to_string(o.num_class));
+  for (int round = 0; round < o.trees; ++round) {
+    booster->update(round, m);
+    progress.update(++done, objective);
+  }
+  return booster;
+}
+
+std::vector<float> predict(const model::xgb::Booster& b, const std::vector<float>& x,
+                           std::size_t cols, int threads) {
+  if (x.empty()) return {};
+  model::xgb::Matrix m(x.data(), x.size() / cols, cols, threads);
+  return b.predict(m);
+}
+
+// Trains the method's models on `train` problems and returns the pick for each `test` problem.
+class FoldSelector {
+ public:
+  FoldSelector(const std::vector<const Problem*>& train,
+               const std::map<std::string, nlohmann::json>& configs, const ListedOptions& o,
+               Progress& progress, long& done)
+      : options_(o) {
+    std::vector<const data::Measurement*> rows;
+    for (const Problem* p : train) rows.insert(rows.end(), p->rows.begin(), p->rows.end());
+    engine_ = std::make_unique<generic::GenericFeatureEngine>(
+        host_hardware(), generic::GenericVocabulary::fit(rows, configs));
+    RowBuilder builder(*engine_);
+    cols_ = builder.cols();
+    if (o.method == "classify") {
+      fit_classifier(train, builder, progress, done);
+      return;
+    }
+    if (o.method != "joint") {
+      Dataset speed;
+      for (const Problem* p : train) {
+        std::vector<std::string> kernels;
+        for (const auto& l : p->listed) {
+          kernels.push_back(l.kernel);
+          speed.labels.push_back(float(std::log(l.ms)));
+        }
+        builder.append(p->text, kernels, speed.x);
+      }
+      speed_ = fit(speed, cols_, "reg:squarederror", o, progress, done);
+    }
+    if (o.method != "speed") {
+      Dataset all;
+      for (const Problem* p : train) {
+        auto kernels = candidates_of(engine_->vocabulary(), p->text);
+        for (const auto& k : kernels)
+          all.labels.push_back(o.method == "joint" ? grade(*p, k)
+                                                   : float(!std::isnan(p->time_of(k))));
+        if (o.method == "joint") all.groups.push_back(unsigned(kernels.size()));
+        builder.append(p->text, kernels, all.x);
+      }
+      listed_ = fit(all, cols_, o.method == "joint" ? "rank:pairwise" : "binary:logistic", o,
+                    progress, done);
+    }
+  }
+
+  // Picks of the model and of the baseline (most frequent winner) for `test`.
+  void pick(const std::vector<const Problem*>& test, std::vector<std::string>& model_picks,
+            std::vector<std::string>& baseline_picks) const {
+    RowBuilder builder(*engine_);
+    if (options_.method == "classify") {
+      pick_classes(test, builder, model_picks, baseline_picks);
+      return;
+    }
+    std::vector<float> x;
+    std::vector<std::vector<std::string>> candidates;
+    for (const Problem* p : test) {
+      candidates.push_back(candidates_of(engine_->vocabulary(), p->text));
+      builder.append(p->text, candidates.back(), x);
+    }
+    std::vector<float> speed =
+        speed_ ? predict(*speed_, x, cols_, options_.threads) : std::vector<float>{};
+    std::vector<float> listed =
+        listed_ ? predict(*listed_, x, cols_, options_.threads) : std::vector<float>{};
+    std::size_t row = 0;
+    for (std::size_t i = 0; i < test.size(); ++i) {
+      const auto& kernels = candidates[i];
+      std::size_t best = kernels.size();
+      for (std::size_t j = 0; j < kernels.size(); ++j)
+        if (best == kernels.size() || better(speed, listed, row + j, row + best)) best = j;
+      model_picks.push_back(best < kernels.size() ? kernels[best] : "");
+      auto order = engine_->vocabulary().winner_order(test[i]->text, kernels);
+      baseline_picks.push_back(order.empty() ? "" : order.front());
+      row += kernels.size();
+    }
+  }
+
+ private:
+  // Whether candidate row a is preferred to row b.
+  bool better(const std::vector<float>& speed, const std::vector<float>& listed, std::size_t a,
+              std::size_t b) const {
+    if (options_.method == "speed") return speed[a] < speed[b];
+    if (options_.method == "joint") return listed[a] > listed[b];
+    bool la = listed[a] >= 0.5f, lb = listed[b] >= 0.5f;
+    if (la != lb) return la;
+    return la ? speed[a] < speed[b] : listed[a] > listed[b];
+  }
+
+  // The problem's features: the first problem_width() columns of any of its rows.
+  std::vector<float> problem_row(const Problem& p, RowBuilder& builder) const {
+    std::vector<float> row;
+    builder.append(p.text, {engine_->vocabulary().kernels().front()}, row);
+    row.resize(engine_->vocabulary().problem_width());
+    return row;
+  }
+
+  // One classifier per context (dir, dtype, layout) over the kernels that won there in
+  // training: one row per problem, the class is its fastest listed kernel. Per context keeps
+  // the class count (and the cost, which grows with rows x classes) small.
+  void fit_classifier(const std::vector<const Problem*>& train, RowBuilder& builder,
+                      Progress& progress, long& done) {
+    std::map<std::string, std::vector<const Problem*>> by_context;
+    for (const Problem* p : train)
+      by_context[generic::GenericVocabulary::context(KeyValues::parse(p->text))].push_back(p);
+    const std::size_t width = engine_->vocabulary().problem_width();
+    for (const auto& [context, problems] : by_context) {
+      ContextModel& cm = classifiers_[context];
+      std::map<std::string, int> index;
+      for (const Problem* p : problems) index.emplace(p->listed.front().kernel, 0);
+      for (auto& [kernel, i] : index) i = int(cm.classes.size()), cm.classes.push_back(kernel);
+      if (cm.classes.size() < 2) continue;  // one winner: no model needed
+      Dataset d;
+      for (const Problem* p : problems) {
+        auto row = problem_row(*p, builder);
+        d.x.insert(d.x.end(), row.begin(), row.end());
+        d.labels.push_back(float(index.at(p->listed.front().kernel)));
+      }
+      ListedOptions o = options_;
+      o.num_class = int(cm.classes.size());
+      long ignored = 0;
+      cm.booster = fit(d, width, "multi:softprob", o, progress, ignored);
+    }
+    done += options_.trees;
+    progress.update(done, "classify");
+  }
+
+  void pick_classes(const std::vector<const Problem*>& test, RowBuilder& builder,
+                    std::vector<std::string>& model_picks,
+                    std::vector<std::string>& baseline_picks) const {
+    const std::size_t width = engine_->vocabulary().problem_width();
+    std::map<std::string, std::vector<std::size_t>> by_context;
+    for (std::size_t i = 0; i < test.size(); ++i)
+      by_context[generic::GenericVocabulary::context(KeyValues::parse(test[i]->text))].push_back(i);
+    model_picks.assign(test.size(), "");
+    for (const auto& [context, members] : by_context) {
+      auto it = classifiers_.find(context);
+      if (it == classifiers_.end()) continue;  // unseen context: no pick
+      const ContextModel& cm = it->second;
+      if (!cm.booster) {
+        for (std::size_t i : members) model_picks[i] = cm.classes.front();
+        continue;
+      }
+      std::vector<float> x;
+      for (std::size_t i : members) {
+        auto row = problem_row(*test[i], builder);
+        x.insert(x.end(), row.begin(), row.end());
+      }
+      std::vector<float> prob = predict(*cm.booster, x, width, options_.threads);
+      const std::size_t k = cm.classes.size();
+      for (std::size_t r = 0; r < members.size(); ++r) {
+        auto first = prob.begin() + std::ptrdiff_t(r * k);
+        model_picks[members[r]] =
+            cm.classes[std::size_t(std::max_element(first, first + std::ptrdiff_t(k)) - first)];
+      }
+    }
+    for (const Problem* p : test) {
+      auto kernels = candidates_of(engine_->vocabulary(), p->text);
+      auto order = engine_->vocabulary().winner_order(p->text, kernels);
+      baseline_picks.push_back(order.empty() ? "" : order.front());
+    }
+  }
+
+  struct ContextModel {
+    std::vector<std::string> classes;
+    std::unique_ptr<model::xgb::Booster> booster;  // null with a single class
+  };
+  std::map<std::string, ContextModel> classifiers_;
+  ListedOptions options_;
+  std::unique_ptr<generic::GenericFeatureEngine> engine_;
+  std::size_t cols_ = 0;
+  std::unique_ptr<model::xgb::Booster> speed_, listed_;
+};
+
+}  // namespace
+
+ListedReport evaluate_listed(const std::vector<data::Measurement>& rows,
+                             const std::map<std::string, nlohmann::json>& kernel_configs,
+                             const ListedOptions& o) {
+  if (o.method != "speed" && o.method != "applicability" && o.method != "joint" &&
+      o.method != "classify")
+    throw InputError(
+        "", 0, "method",
+        "unknown method '" + o.method + "' (expected speed, applicability, joint or classify)");
+  if (o.folds < 2) throw InputError("", 0, "folds", "the strict protocol needs at least 2 folds");
+  auto start = std::chrono::steady_clock::now();
+  ListedReport report;
+  report.method = o.method;
+  report.folds = o.folds;
+  std::vector<Problem> problems = collect(rows, report.skipped_no_time);
+  report.problems = long(problems.size());
+  std::set<std::string> kernels;
+  for (const auto& p : problems) {
+    report.rows += long(p.listed.size());
+    for (const auto& l : p.listed) kernels.insert(l.kernel);
+  }
+  report.kernels = long(kernels.size());
+
+  std::vector<std::string> groups;
+  {
+    std::vector<const data::Measurement*> all;
+    for (const auto& p : problems) all.insert(all.end(), p.rows.begin(), p.rows.end());
+    generic::GenericFeatureEngine keys(host_hardware(),
+                                       generic::GenericVocabulary::fit(all, kernel_configs));
+    for (const auto& p : problems) groups.push_back(keys.group_key(p.text));
+  }
+  std::vector<int> fold_of = model::group_k_fold(groups, o.folds);
+
+  int models = o.method == "applicability" ? 2 : 1;
+  Progress progress("eval", long(o.folds) * models * o.trees, std::cerr, o.progress);
+  long done = 0;
+  std::vector<Outcome> outcomes, baseline;
+  for (int fold = 0; fold < o.folds; ++fold) {
+    std::vector<const Problem*> train, test;
+    for (std::size_t i = 0; i < problems.size(); ++i)
+      (fold_of[i] == fold ? test : train).push_back(&problems[i]);
+    if (test.empty()) continue;
+    FoldSelector selector(train, kernel_configs, o, progress, done);
+    std::vector<std::string> picks, baseline_picks;
+    selector.pick(test, picks, baseline_picks);
+    for (std::size_t i = 0; i < test.size(); ++i) {
+      outcomes.push_back(judge(*test[i], picks[i]));
+      baseline.push_back(judge(*test[i], baseline_picks[i]));
+    }
+  }
+  progress.finish();
+  summarize_all(outcomes, report.overall, report.by_context);
+  summarize_all(baseline, report.baseline, report.baseline_by_context);
+  report.train_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+namespace {
+nlohmann::json stats_json(const ListedStats& s) {
+  return {{"context", s.context},
+          {"problems", s.problems},
+          {"top1", s.top1},
+          {"unlisted", s.unlisted},
+          {"mean_slowdown", s.mean_slowdown},
+          {"efficiency", {{"mean", s.mean_efficiency}, {"p10", s.p10_efficiency}}}};
+}
+
+nlohmann::json stats_list(const std::vector<ListedStats>& list) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& s : list) out.push_back(stats_json(s));
+  return out;
+}
+}  // namespace
+
+nlohmann::json ListedReport::to_json() const {
+  nlohmann::json j = stats_json(overall);
+  j.erase("context");
+  j["protocol"] = "strict-listed";
+  j["method"] = method;
+  j["folds"] = folds;
+  j["rows"] = rows;
+  j["kernels"] = kernels;
+  j["skipped_no_time"] = skipped_no_time;
+  j["slices"] = {{"context", stats_list(by_context)}};
+  nlohmann::json base = stats_json(baseline);
+  base.erase("context");
+  base["name"] = "most frequent winner per context";
+  base["slices"] = stats_list(baseline_by_context);
+  j["baseline"] = base;
+  j["seconds"] = train_seconds;
+  return j;
+}
+
+std::string listed_report_text(const ListedReport& r) {
+  std::ostringstream out;
+  out << "strict protocol (listed-only data), method " << r.method << ", " << r.folds
+      << "-fold CV grouped on geometry: " << r.problems << " problems, " << r.rows
+      << " listed rows, " << r.kernels << " kernels";
+  if (r.skipped_no_time) out << " (" << r.skipped_no_time << " problems without a valid time)";
+  out << "\n\n";
+  TextTable table({"context", "problems", "top1", "unlisted", "slowdown", "eff mean", "eff P10",
+                   "baseline top1", "baseline unlisted", "baseline eff"});
+  auto pct = [](double v) { return percent(v, 1); };
+  auto add = [&](const ListedStats& s, const ListedStats& b) {
+    table.add({s.context.empty() ? "all" : s.context, std::to_string(s.problems), pct(s.top1),
+               pct(s.unlisted), pct(s.mean_slowdown), pct(s.mean_efficiency), pct(s.p10_efficiency),
+               pct(b.top1), pct(b.unlisted), pct(b.mean_efficiency)});
+  };
+  for (std::size_t i = 0; i < r.by_context.size(); ++i)
+    add(r.by_context[i], r.baseline_by_context[i]);
+  add(r.overall, r.baseline);
+  out << table.str();
+  out << "\nunlisted: picks the data does not list for the problem (misses; their efficiency "
+         "assumes the slowest listed time, an upper bound)\n";
+  return out.str();
+}
+
+}  // namespace kselect::eval

@@ -1,0 +1,100 @@
+#include "eval/listed_protocol.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "core/error.h"
+
+namespace kselect::eval {
+namespace {
+
+// Listed-only data with known rules, as a find-db would hold it: per problem only the two
+// fastest applicable solvers are listed. "wino" applies only to 3x3 filters and wins there
+// when c >= 64; "gemm1x1" applies only to 1x1 filters; "direct" always applies and wins small
+// problems; "naive" always applies and is never fast.
+std::vector<data::Measurement> synthetic_find_db(int geometries) {
+  std::mt19937 rng(7);
+  std::vector<data::Measurement> rows;
+  for (int g = 0; g < geometries; ++g) {
+    int c = 1 << (2 + int(rng() % 8)), k = 1 << (2 + int(rng() % 8));
+    int y = rng() % 2 ? 3 : 1;
+    for (const char* dir : {"F", "B"}) {
+      std::string problem = "c=" + std::to_string(c) + ",k=" + std::to_string(k) +
+                            ",y=" + std::to_string(y) + ",x=" + std::to_string(y) + ",dir=" + dir +
+                            ",dtype=fp32";
+      double work = double(c) * k * y * y;
+      std::vector<std::pair<double, std::string>> times = {
+          {work / (c >= 64 ? 4e3 : 2e3) + 2, "direct"}, {work / 5e2 + 5, "naive"}};
+      if (y == 3) times.push_back({work / (c >= 64 ? 2e4 : 1e3) + 3, "wino"});
+      if (y == 1) times.push_back({work / 1e4 + 1, "gemm1x1"});
+      std::sort(times.begin(), times.end());
+      for (std::size_t i = 0; i < 2; ++i) {
+        data::Measurement m;
+        m.op = "generic", m.problem = problem, m.kernel = times[i].second, m.valid = true;
+        m.median_ms = times[i].first;
+        rows.push_back(m);
+      }
+    }
+  }
+  return rows;
+}
+
+ListedOptions quick(const std::string& method) {
+  ListedOptions o;
+  o.method = method, o.trees = 25, o.eta = 0.3, o.threads = 2;
+  return o;
+}
+
+TEST(ListedProtocol, LearnsApplicabilityAndSpeed) {
+  auto rows = synthetic_find_db(120);
+  for (const char* method : {"classify", "joint", "applicability"}) {
+    ListedReport r = evaluate_listed(rows, {}, quick(method));
+    EXPECT_GE(r.problems, 100) << method;  // distinct (geometry, dir) pairs
+    EXPECT_GE(r.overall.top1, 0.9) << method;
+    EXPECT_LE(r.overall.unlisted, 0.05) << method;
+    EXPECT_GT(r.overall.top1, r.baseline.top1) << method;
+    ASSERT_EQ(r.by_context.size(), 2u) << method;  // dir=B, dir=F
+    auto j = r.to_json();
+    for (const char* key : {"top1", "unlisted", "mean_slowdown", "efficiency", "baseline"})
+      EXPECT_TRUE(j.contains(key)) << key;
+  }
+}
+
+TEST(ListedProtocol, SpeedOnlyRanksUnlistedKernelsAndPaysForIt) {
+  // Without applicability, the speed model extrapolates to solvers that do not apply: some of
+  // its picks are unlisted, and they count as misses.
+  ListedReport r = evaluate_listed(synthetic_find_db(80), {}, quick("speed"));
+  ListedReport joint = evaluate_listed(synthetic_find_db(80), {}, quick("joint"));
+  EXPECT_GE(r.overall.unlisted, joint.overall.unlisted);
+  EXPECT_LE(r.overall.top1, 1.0);
+}
+
+TEST(ListedProtocol, UnlistedPicksAreMissesWithTheSlowestListedTime) {
+  // Every problem lists only "slow"; a selector can only pick it or miss.
+  std::vector<data::Measurement> rows;
+  for (int g = 0; g < 20; ++g) {
+    data::Measurement m;
+    m.op = "generic", m.problem = "c=" + std::to_string(g + 1) + ",dir=F,dtype=fp32";
+    m.kernel = "slow", m.valid = true, m.median_ms = 2;
+    rows.push_back(m);
+  }
+  ListedReport r = evaluate_listed(rows, {}, quick("classify"));
+  EXPECT_DOUBLE_EQ(r.overall.top1, 1.0);
+  EXPECT_DOUBLE_EQ(r.overall.unlisted, 0.0);
+  EXPECT_DOUBLE_EQ(r.overall.mean_efficiency, 1.0);
+}
+
+TEST(ListedProtocol, RejectsUnusableInput) {
+  EXPECT_THROW(evaluate_listed({}, {}, quick("joint")), InputError);
+  EXPECT_THROW(evaluate_listed(synthetic_find_db(10), {}, quick("magic")), InputError);
+  auto few = synthetic_find_db(2);  // 2 geometries, 5 folds
+  EXPECT_THROW(evaluate_listed(few, {}, quick("joint")), InputError);
+  ListedOptions one = quick("joint");
+  one.folds = 1;
+  EXPECT_THROW(evaluate_listed(synthetic_find_db(10), {}, one), InputError);
+}
+
+}  // namespace
+}  // namespace kselect::eval
