@@ -14,22 +14,6 @@ namespace kselect::importers::ck {
 
 namespace {
 
-std::vector<std::string_view> split(std::string_view text, char sep) {
-  std::vector<std::string_view> out;
-  while (true) {
-    size_t pos = text.find(sep);
-    out.push_back(text.substr(0, pos));
-    if (pos == std::string_view::npos) return out;
-    text.remove_prefix(pos + 1);
-  }
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::string join(const std::vector<std::string_view>& parts, size_t begin, size_t end) {
   std::string out;
   for (size_t i = begin; i < end; ++i) out.append(i == begin ? "" : "_").append(parts[i]);
@@ -444,78 +428,6 @@ std::string problem_text(const Conv2dProblem& p) {
 double flops(const Conv2dProblem& p) {
   return 2.0 * double(p.n) * double(p.k) * double(p.c / p.g) * double(p.ho()) * double(p.wo()) *
          double(p.y) * double(p.x);
-}
-
-namespace {
-std::string number(double value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
-}  // namespace
-
-void finish_row(ImportedRow& row, double problem_flops) {
-  auto invalidate = [&row](std::string reason) {
-    if (!row.valid) return;
-    row.valid = false;
-    row.reason = std::move(reason);
-  };
-  if (!std::isfinite(row.time_ms))
-    invalidate(std::isnan(row.time_ms) ? "no time" : "time not finite");
-  else if (row.time_ms <= 0)
-    invalidate("time " + number(row.time_ms) + " ms");
-  if (!std::isnan(row.tflops) && !(row.tflops > 0 && std::isfinite(row.tflops)))
-    invalidate("tflops " + number(row.tflops));
-  if (row.valid && std::isnan(row.tflops)) row.tflops = problem_flops / (row.time_ms * 1e9);
-}
-
-std::string device_setting(const ImportOptions& options, std::string_view format) {
-  for (const auto& key : options.settings.unknown_keys({"device"}))
-    throw InputError(options.source, 0, key,
-                     "unknown setting for " + std::string(format) + " (known: device)");
-  std::string device = options.settings.get("device").value_or("");
-  if (device.find_first_of(",= ") != std::string::npos)
-    throw InputError(options.source, 0, "device", "must not contain ',', '=' or spaces");
-  return device;
-}
-
-std::string field_reason(std::string_view field, std::string_view what) {
-  return "field '" + std::string(field) + "': " + std::string(what);
-}
-
-bool read_line(std::istream& in, std::string& line, bool& too_long) {
-  line.clear();
-  too_long = false;
-  std::streambuf* buf = in.rdbuf();
-  using traits = std::streambuf::traits_type;
-  auto c = buf->sbumpc();
-  if (traits::eq_int_type(c, traits::eof())) return false;
-  for (; !traits::eq_int_type(c, traits::eof()) && c != '\n'; c = buf->sbumpc()) {
-    if (line.size() < kMaxLine)
-      line.push_back(traits::to_char_type(c));
-    else
-      too_long = true;
-  }
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  return true;
-}
-
-LineCountingBuf::LineCountingBuf(std::istream& source) : source_(source), buffer_(1 << 16) {}
-
-long LineCountingBuf::line() {
-  newlines_ += std::count(counted_, static_cast<const char*>(gptr()), '\n');
-  counted_ = gptr();
-  return newlines_ + 1;
-}
-
-LineCountingBuf::int_type LineCountingBuf::underflow() {
-  if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
-  newlines_ += std::count(counted_, static_cast<const char*>(egptr()), '\n');
-  source_.read(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
-  std::streamsize got = source_.gcount();
-  setg(buffer_.data(), buffer_.data(), buffer_.data() + got);
-  counted_ = buffer_.data();
-  return got > 0 ? traits_type::to_int_type(buffer_[0]) : traits_type::eof();
 }
 
 }  // namespace kselect::importers::ck

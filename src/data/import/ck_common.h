@@ -1,17 +1,17 @@
 #pragma once
 // What the three CK importers (ck-json, ck-log, ck-conv-csv) share: CK kernel-name parsing
-// (reference ck-heuristics.md section 10), the canonical GEMM and convolution problem texts, the
-// validity rule for a measured time and a stream wrapper that knows the current line of a JSON
-// parse. Formats are described in docs/formats/ck.md.
+// (reference ck-heuristics.md section 10), CK's mem-pipeline pads fix and the canonical GEMM and
+// convolution problem texts. What every importer shares is in common.h. Formats are described
+// in docs/formats/ck.md.
 #include <cstdint>
 #include <optional>
-#include <streambuf>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "data/import/common.h"
 #include "data/import/importer.h"
 
 namespace kselect::importers::ck {
@@ -80,25 +80,6 @@ struct Conv2dProblem {
 std::string problem_text(const Conv2dProblem& p);
 double flops(const Conv2dProblem& p);
 
-// Sets validity from the measured time and the reported TFLOPS (NaN when not reported): a
-// non-finite or non-positive time, or a reported TFLOPS that is not positive, makes the row
-// invalid (an already invalid row keeps its reason); a valid row without TFLOPS gets
-// flops / seconds / 1e12.
-void finish_row(ImportedRow& row, double problem_flops);
-
-// Reads the settings the CK importers accept (only `device`, which becomes the problem's device
-// context field); throws InputError for any other key.
-std::string device_setting(const ImportOptions& options, std::string_view format);
-
-// "field 'x': <what>" for sink.skip reasons.
-std::string field_reason(std::string_view field, std::string_view what);
-
-// Reads one line (without its '\n' or a trailing '\r'), keeping at most kMaxLine bytes: the rest
-// of a longer line is read and dropped, and too_long says so. Memory stays bounded on binary
-// input without newlines. False at the end of the input.
-constexpr size_t kMaxLine = size_t{1} << 20;
-bool read_line(std::istream& in, std::string& line, bool& too_long);
-
 // The Importer of a CK format: Reader(options, sink).read(in) does the work.
 template <typename Reader>
 class ReaderImporter : public Importer {
@@ -113,23 +94,6 @@ class ReaderImporter : public Importer {
 
  private:
   std::string_view format_, description_;  // string literals
-};
-
-// Passes a stream through a buffer and tells the 1-based line of the next unread character, so
-// a JSON parser reading from it can name lines in its messages. Memory is one buffer.
-class LineCountingBuf : public std::streambuf {
- public:
-  explicit LineCountingBuf(std::istream& source);
-  long line();
-
- protected:
-  int_type underflow() override;
-
- private:
-  std::istream& source_;
-  std::vector<char> buffer_;
-  long newlines_ = 0;              // newlines before counted_
-  const char* counted_ = nullptr;  // position in the buffer up to which newlines_ is exact
 };
 
 }  // namespace kselect::importers::ck

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "data/import/ck_common.h"
+#include "data/import/common.h"
 #include "data/import/csv_reader.h"
 #include "data/import/importer.h"
 
@@ -17,15 +18,8 @@ namespace kselect::importers {
 
 namespace {
 
-std::string lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
 std::string trim_lower(const std::string& text) {
-  size_t begin = text.find_first_not_of(" \t");
-  size_t end = text.find_last_not_of(" \t");
-  return begin == std::string::npos ? "" : lower(text.substr(begin, end - begin + 1));
+  return lower(trim(text));
 }
 
 // Integer columns: header name, the smallest value allowed, and where it goes.
@@ -89,7 +83,7 @@ std::optional<bool> parse_non_zero(const std::string& text) {
 class CkConvCsvReader {
  public:
   CkConvCsvReader(const ImportOptions& options, RowSink& sink)
-      : options_(options), sink_(sink), device_(ck::device_setting(options, "ck-conv-csv")) {}
+      : options_(options), sink_(sink), device_(device_without_settings(options, "ck-conv-csv")) {}
 
   void read(std::istream& in) {
     CsvReader reader(in);
@@ -125,7 +119,7 @@ class CkConvCsvReader {
     auto field = [&](const char* name) -> const std::string& { return fields[header.at(name)]; };
     row.op = "generic";
     row.kernel = field("kernel");
-    if (row.kernel.empty()) return ck::field_reason("kernel", "empty");
+    if (row.kernel.empty()) return field_reason("kernel", "empty");
     ck::ConvKernelName name = ck::parse_conv_kernel_name(row.kernel);
     row.kernel_config = name.config;
     ck::Conv2dProblem problem;
@@ -135,7 +129,7 @@ class CkConvCsvReader {
     problem.device = device_;
     row.problem = ck::problem_text(problem);
     if (auto error = read_measurement(header, fields, row)) return error;
-    ck::finish_row(row, ck::flops(problem));
+    finish_row(row, ck::flops(problem));
     return std::nullopt;
   }
 
@@ -144,16 +138,16 @@ class CkConvCsvReader {
     for (const auto& dim : kDims) {
       auto value = ck::parse_dim(field(dim.name), dim.min);
       if (!value)
-        return ck::field_reason(
-            dim.name, std::string(dim.min == 0 ? "not a non-negative" : "not a positive") +
-                          " integer: '" + field(dim.name) + "'");
+        return field_reason(dim.name,
+                            std::string(dim.min == 0 ? "not a non-negative" : "not a positive") +
+                                " integer: '" + field(dim.name) + "'");
       problem.*dim.field = *value;
     }
     // C and K are the totals over all groups (the reference's features use C/G and K/G).
     if (problem.c % problem.g != 0 || problem.k % problem.g != 0)
-      return ck::field_reason("G", "C and K must be multiples of G=" + std::to_string(problem.g));
+      return field_reason("G", "C and K must be multiples of G=" + std::to_string(problem.g));
     if (problem.ho() <= 0 || problem.wo() <= 0)
-      return ck::field_reason("Y", "the filter is larger than the padded input");
+      return field_reason("Y", "the filter is larger than the padded input");
     return std::nullopt;
   }
 
@@ -162,18 +156,18 @@ class CkConvCsvReader {
                                                      ImportedRow& row) {
     const std::string& latency = fields[header.at("latency_ms")];
     auto time = parse_double(latency);
-    if (!time) return ck::field_reason("latency_ms", "not a number: '" + latency + "'");
+    if (!time) return field_reason("latency_ms", "not a number: '" + latency + "'");
     row.time_ms = *time;
     if (header.has("tflops") && !fields[header.at("tflops")].empty()) {
       const std::string& text = fields[header.at("tflops")];
       auto tflops = parse_double(text);
-      if (!tflops) return ck::field_reason("tflops", "not a number: '" + text + "'");
+      if (!tflops) return field_reason("tflops", "not a number: '" + text + "'");
       row.tflops = *tflops;
     }
     if (header.has("non_zero")) {
       const std::string& text = fields[header.at("non_zero")];
       auto non_zero = parse_non_zero(text);
-      if (!non_zero) return ck::field_reason("non_zero", "not 0/1/true/false: '" + text + "'");
+      if (!non_zero) return field_reason("non_zero", "not 0/1/true/false: '" + text + "'");
       if (!*non_zero) {
         row.valid = false;
         row.reason = "non_zero false: the output was all zeros (the kernel did not run)";

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "data/import/ck_common.h"
+#include "data/import/common.h"
 #include "data/import/importer.h"
 
 namespace kselect::importers {
@@ -20,10 +21,10 @@ using nlohmann::json;
 class CkJsonReader {
  public:
   CkJsonReader(const ImportOptions& options, RowSink& sink)
-      : options_(options), sink_(sink), device_(ck::device_setting(options, "ck-json")) {}
+      : options_(options), sink_(sink), device_(device_without_settings(options, "ck-json")) {}
 
   void read(std::istream& in) {
-    ck::LineCountingBuf buf(in);
+    LineCountingBuf buf(in);
     std::istream counted(&buf);
     json top;
     try {
@@ -46,7 +47,7 @@ class CkJsonReader {
  private:
   // Tracks where the parser is: top-level key, the key inside a result, the lines where each
   // result and benchmark begins. Returns false to drop an element that has been used.
-  bool on_event(ck::LineCountingBuf& buf, int depth, json::parse_event_t event, json& parsed) {
+  bool on_event(LineCountingBuf& buf, int depth, json::parse_event_t event, json& parsed) {
     using E = json::parse_event_t;
     if (event == E::key && depth == 1) top_key_ = parsed.get<std::string>();
     if (event == E::key && depth == 3) result_key_ = parsed.get<std::string>();
@@ -89,12 +90,12 @@ class CkJsonReader {
     json config_object = json::object();
     if (auto it = result.find("kernel_config"); it != result.end()) {
       if (!it->is_object())
-        return sink_.skip(result_line_, ck::field_reason("kernel_config", "not an object"));
+        return sink_.skip(result_line_, field_reason("kernel_config", "not an object"));
       config_object = *it;
     }
     auto benchmarks = result.find("benchmarks");
     if (benchmarks == result.end() || !benchmarks->is_array())
-      return sink_.skip(result_line_, ck::field_reason("benchmarks", "missing or not an array"));
+      return sink_.skip(result_line_, field_reason("benchmarks", "missing or not an array"));
     for (size_t j = 0; j < benchmarks->size(); ++j) {
       long line = j < benchmark_lines_.size() ? benchmark_lines_[j] : result_line_;
       read_benchmark((*benchmarks)[j], config_object, line);
@@ -105,7 +106,7 @@ class CkJsonReader {
     if (!bench.is_object()) return sink_.skip(line, "benchmarks[]: not an object");
     std::string kernel = kernel_name(bench, config_object);
     if (kernel.empty())
-      return sink_.skip(line, ck::field_reason("kernel_name", "missing (no kernel_config.name)"));
+      return sink_.skip(line, field_reason("kernel_name", "missing (no kernel_config.name)"));
     auto parsed_name = ck::parse_gemm_kernel_name(kernel);
     ck::GemmProblem problem;
     if (auto error = read_sizes(bench, problem)) return sink_.skip(line, *error);
@@ -123,7 +124,7 @@ class CkJsonReader {
     row.kernel_config.update(ck::flat_config(config_object));
     ck::apply_mem_pads(row.kernel_config);
     if (auto error = read_measurement(bench, row)) return sink_.skip(line, *error);
-    ck::finish_row(row, ck::flops(problem));
+    finish_row(row, ck::flops(problem));
     sink_.add(std::move(row));
   }
 
@@ -142,9 +143,9 @@ class CkJsonReader {
           std::pair{"split_k", &problem.split_k}}) {
       auto it = bench.find(key);
       if (it == bench.end() && target == &problem.split_k) continue;
-      if (it == bench.end()) return ck::field_reason(key, "missing");
+      if (it == bench.end()) return field_reason(key, "missing");
       auto value = ck::json_dim(*it);
-      if (!value) return ck::field_reason(key, "not a positive integer: " + it->dump());
+      if (!value) return field_reason(key, "not a positive integer: " + it->dump());
       *target = *value;
     }
     return std::nullopt;
@@ -155,7 +156,7 @@ class CkJsonReader {
     auto is_valid = bench.find("is_valid");
     if (is_valid != bench.end() && !is_valid->is_null()) {
       if (!is_valid->is_boolean() && !is_valid->is_number())
-        return ck::field_reason("is_valid", "not a boolean: " + is_valid->dump());
+        return field_reason("is_valid", "not a boolean: " + is_valid->dump());
       if (is_valid->is_boolean() ? !is_valid->get<bool>() : is_valid->get<double>() == 0) {
         row.valid = false;
         auto error = bench.find("error");
@@ -168,10 +169,10 @@ class CkJsonReader {
          {std::pair{"avg_time_ms", &row.time_ms}, std::pair{"tflops", &row.tflops},
           std::pair{"bandwidth_gb_s", &row.bandwidth_gb_s}}) {
       auto value = ck::json_number(bench, key);
-      if (!value) return ck::field_reason(key, "not a number: " + bench.at(key).dump());
+      if (!value) return field_reason(key, "not a number: " + bench.at(key).dump());
       *target = *value;
     }
-    if (row.valid && std::isnan(row.time_ms)) return ck::field_reason("avg_time_ms", "missing");
+    if (row.valid && std::isnan(row.time_ms)) return field_reason("avg_time_ms", "missing");
     return std::nullopt;
   }
 

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "data/import/ck_common.h"
+#include "data/import/common.h"
 #include "data/import/importer.h"
 
 namespace kselect::importers {
@@ -55,17 +56,17 @@ std::optional<std::string> parse_shape(std::string_view line, ck::GemmProblem& o
     if (dim) {
       auto parsed = ck::parse_dim(value);
       if (!parsed)
-        return ck::field_reason(item.substr(0, eq),
-                                "not a positive integer: '" + std::string(value) + "'");
+        return field_reason(item.substr(0, eq),
+                            "not a positive integer: '" + std::string(value) + "'");
       *dim = *parsed;
     } else if (text) {
       auto parsed = ck::word(value);
-      if (!parsed) return ck::field_reason(key, "not a plain word: '" + std::string(value) + "'");
+      if (!parsed) return field_reason(key, "not a plain word: '" + std::string(value) + "'");
       *text = *parsed;
     }
   }
   for (auto [key, value] : {std::pair{"M", p.m}, std::pair{"N", p.n}, std::pair{"K", p.k}})
-    if (value == 0) return ck::field_reason(key, "missing from the Shape line");
+    if (value == 0) return field_reason(key, "missing from the Shape line");
   out = p;
   return std::nullopt;
 }
@@ -125,13 +126,13 @@ class ObjectCollector {
 class CkLogReader {
  public:
   CkLogReader(const ImportOptions& options, RowSink& sink)
-      : options_(options), sink_(sink), device_(ck::device_setting(options, "ck-log")) {}
+      : options_(options), sink_(sink), device_(device_without_settings(options, "ck-log")) {}
 
   void read(std::istream& in) {
     std::string line;
     bool too_long = false;
     long number = 0;
-    while (ck::read_line(in, line, too_long)) {
+    while (importers::read_line(in, line, too_long)) {
       ++number;
       if (too_long) sink_.skip(number, "line longer than 1 MiB (truncated)");
       read_line(line, number);
@@ -193,10 +194,10 @@ class CkLogReader {
   std::optional<std::string> fill_row(const json& object, ImportedRow& row) const {
     auto name = object.find("name");
     if (name == object.end() || !name->is_string() || name->get<std::string>().empty())
-      return ck::field_reason("name", "missing or not a string");
+      return field_reason("name", "missing or not a string");
     auto perf = object.find("perf_result");
     if (perf == object.end() || !perf->is_object())
-      return ck::field_reason("perf_result", "missing or not an object");
+      return field_reason("perf_result", "missing or not an object");
     row.op = "generic";
     row.kernel = name->get<std::string>();
     auto parsed_name = ck::parse_gemm_kernel_name(row.kernel);
@@ -212,11 +213,11 @@ class CkLogReader {
          {std::pair{"latency(ms)", &row.time_ms}, std::pair{"tflops(TFlops)", &row.tflops},
           std::pair{"bandwidth(GB/s)", &row.bandwidth_gb_s}}) {
       auto value = ck::json_number(*perf, key);
-      if (!value) return ck::field_reason(std::string("perf_result.") + key, "not a number");
+      if (!value) return field_reason(std::string("perf_result.") + key, "not a number");
       *target = *value;
     }
-    if (std::isnan(row.time_ms)) return ck::field_reason("perf_result.latency(ms)", "missing");
-    ck::finish_row(row, ck::flops(problem));
+    if (std::isnan(row.time_ms)) return field_reason("perf_result.latency(ms)", "missing");
+    finish_row(row, ck::flops(problem));
     return std::nullopt;
   }
 
@@ -232,14 +233,13 @@ class CkLogReader {
         if (it == own->end()) continue;
         auto value = ck::json_dim(*it);
         if (!value)
-          return ck::field_reason(std::string("problem.") + key,
-                                  "not a positive integer: " + it->dump());
+          return field_reason(std::string("problem.") + key,
+                              "not a positive integer: " + it->dump());
         *target = *value;
       }
     }
     if (problem.m == 0 || problem.n == 0 || problem.k == 0)
-      return ck::field_reason("problem.m",
-                              "no sizes (no Shape line before and none in the object)");
+      return field_reason("problem.m", "no sizes (no Shape line before and none in the object)");
     return std::nullopt;
   }
 

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "core/error.h"
+#include "data/import/common.h"
 #include "data/import/csv_fields.h"
 #include "data/import/csv_reader.h"
 #include "data/import/importer.h"

@@ -6,45 +6,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "data/import/common.h"
+
 namespace kselect::importers {
-
-std::string trim(std::string_view text) {
-  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
-  while (!text.empty() && blank(text.front())) text.remove_prefix(1);
-  while (!text.empty() && blank(text.back())) text.remove_suffix(1);
-  return std::string(text);
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool valid_utf8(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto byte = static_cast<unsigned char>(text[i]);
-    // Lead byte -> sequence length and the smallest code point it may encode (no overlongs).
-    std::size_t length = byte < 0x80           ? 1
-                         : (byte >> 5) == 0x6  ? 2
-                         : (byte >> 4) == 0xe  ? 3
-                         : (byte >> 3) == 0x1e ? 4
-                                               : 0;
-    if (length == 0 || i + length > text.size()) return false;
-    std::uint32_t code = length == 1 ? byte : byte & (0xff >> (length + 1));
-    for (std::size_t k = 1; k < length; ++k) {
-      const auto next = static_cast<unsigned char>(text[i + k]);
-      if ((next >> 6) != 0x2) return false;
-      code = (code << 6) | (next & 0x3f);
-    }
-    constexpr std::uint32_t kMinimum[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (code < kMinimum[length] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff))
-      return false;
-    i += length;
-  }
-  return true;
-}
 
 ParsedNumber parse_number(std::string_view text) {
   const std::string t = trim(text);

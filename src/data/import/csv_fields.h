@@ -11,12 +11,6 @@
 
 namespace kselect::importers {
 
-std::string trim(std::string_view text);
-std::string lower(std::string_view text);
-
-// Whether `text` is well-formed UTF-8 (JSON, and so the store, cannot hold anything else).
-bool valid_utf8(std::string_view text);
-
 // A number read from text, or why not ("not a number 'abc'", "out of range '1e400'").
 struct ParsedNumber {
   double value = 0;

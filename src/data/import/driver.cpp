@@ -12,7 +12,7 @@
 #include "bench/stats.h"
 #include "core/error.h"
 #include "core/progress.h"
-#include "data/import/csv_fields.h"
+#include "data/import/common.h"
 #include "data/import/importer.h"
 #include "data/import/source.h"
 #include "data/sqlite.h"
@@ -106,8 +106,9 @@ class StagingSink : public RowSink {
   data::Database& staging() { return staging_; }
 
  private:
-  // An explicit --device is part of the problem's identity (context, not a feature) for rows
-  // whose source does not name the device, so problems measured on different GPUs stay apart.
+  // An explicit --device is part of the problem's identity (context, not a feature). Importers
+  // that build a device field take it from ImportOptions::device; rows still without one (csv
+  // without a device column) get it here, so problems measured on different GPUs stay apart.
   void add_device(std::string& problem) const {
     if (options_.device.empty() || problem.rfind("device=", 0) == 0 ||
         problem.find(",device=") != std::string::npos)
@@ -211,12 +212,11 @@ data::Measurement merge_group(const std::vector<StagedRow>& group) {
   return m;
 }
 
-std::string choose_device(const std::string& path, const Importer& importer,
-                          const ImportRunOptions& options) {
-  if (options.device.find_first_of(",=") != std::string::npos)
-    throw InputError("", 0, "--device", "'" + options.device + "' must not contain ',' or '='");
-  if (!options.device.empty()) return options.device;
-  std::string device = importer.device_from_name(path);
+// The run's device: --device (the importer got it too), else what the importer reads from the
+// file, else "unknown".
+std::string run_device(const Importer& importer, const ImportOptions& options) {
+  std::string device = checked_device(options);
+  if (device.empty()) device = importer.device_from_name(options.source);
   return device.empty() ? "unknown" : device;
 }
 
@@ -348,14 +348,15 @@ ImportSummary import_file(const std::string& path, std::string_view format,
   ImportSummary summary;
   summary.file = path;
   summary.format = std::string(format);
-  summary.device = choose_device(path, importer, options);
+  const ImportOptions import_options{options.settings, path, options.device};
+  summary.device = run_device(importer, import_options);
   const std::string base = std::filesystem::path(path).filename().string();
   summary.settings_key = "import:" + summary.format + ":" + summary.device + ":" + base;
 
   InputFile file(path);
   summary.compression = std::string(file.compression());
   StagingSink sink(file, options, summary);
-  importer.read(file.stream(), ImportOptions{options.settings, path}, sink);
+  importer.read(file.stream(), import_options, sink);
   sink.finish_reading();
   summary.records = summary.rows + summary.skipped;
   summary.problems =

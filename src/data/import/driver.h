@@ -17,7 +17,9 @@
 namespace kselect::importers {
 
 struct ImportRunOptions {
-  std::string device;           // the GPU/CPU the data was measured on; "" = from the file name
+  // The GPU/CPU the data was measured on: given to the importer (ImportOptions::device) and
+  // recorded with the run; "" = what the importer reads from the file, else "unknown".
+  std::string device;
   KeyValues settings;           // importer settings (--map, --mapping)
   bool strict = false;          // the first skipped line is an InputError; nothing is written
   long show_skipped = 20;       // kept in ImportSummary::first_skipped for printing

@@ -49,10 +49,14 @@ class RowSink {
 };
 
 struct ImportOptions {
-  // Format-specific settings from the command line ("device=MI210", "problem=m,n,k", ...):
-  // each importer documents the keys it reads and rejects unknown ones with InputError.
+  // Format-specific settings from the command line (--map problem=m,n,k, ...): each importer
+  // documents the keys it reads and rejects unknown ones with InputError.
   KeyValues settings;
   std::string source;  // file name used in messages and recorded with the run
+  // The device the data was measured on (--device), "" when not given. An importer that puts a
+  // `device` field into its problems uses this before what the file says (checked_device() in
+  // common.h), so the problems and the run's recorded device agree.
+  std::string device;
 };
 
 class Importer {

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "data/import/ck_common.h"  // line counting, settings and time rules shared by importers
+#include "data/import/common.h"
 #include "data/import/importer.h"
 #include "data/import/source.h"
 
@@ -47,8 +47,8 @@ std::string number_text(const json& value) {
   return value.dump();
 }
 
-// Where the device name comes from, strongest first: the `device` setting, the cache's
-// device_name, the file name (some caches leave device_name empty).
+// Where the device name comes from, strongest first: --device (ImportOptions::device), the
+// cache's device_name, the file name (some caches leave device_name empty).
 struct DeviceNames {
   std::string setting, from_file_name;
 };
@@ -77,7 +77,7 @@ Header make_header(const json& top, const DeviceNames& devices, const std::strin
     require("device_name", top["device_name"].is_string(), "a string");
     device = sanitize(top["device_name"].get<std::string>());
   }
-  if (!devices.setting.empty()) device = sanitize(devices.setting);
+  if (!devices.setting.empty()) device = devices.setting;  // a plain name already
   if (device.empty()) device = devices.from_file_name;
   if (!device.empty()) header.problem = "device=" + device;
   auto add = [&header](const std::string& key, const std::string& value) {
@@ -110,34 +110,23 @@ struct BadEntry {
 // The kernel parameter `key` of an entry: its own member, or else its place in the cache key
 // "v1,v2,..." (Kernel Tuner writes both; a hand-trimmed cache may keep only the key).
 json parameter(const json& entry, const std::string& key, size_t index,
-               const std::vector<std::string>& key_values) {
+               const std::vector<std::string_view>& key_values) {
   if (entry.contains(key)) {
     const json& value = entry[key];
     if (!value.is_number() && !value.is_string() && !value.is_boolean())
-      throw BadEntry{"field '" + key + "': not a number, string or bool"};
+      throw BadEntry{field_reason(key, "not a number, string or bool")};
     if (value.is_string() && sanitize(value.get<std::string>()) != value.get<std::string>())
-      throw BadEntry{"field '" + key + "': value '" + value.get<std::string>() +
-                     "' holds characters a kernel name cannot"};
+      throw BadEntry{field_reason(
+          key, "value '" + value.get<std::string>() + "' holds characters a kernel name cannot")};
     return value;
   }
-  if (index >= key_values.size()) throw BadEntry{"field '" + key + "': missing"};
-  json parsed = json::parse(key_values[index], nullptr, false);
+  if (index >= key_values.size()) throw BadEntry{field_reason(key, "missing")};
+  const std::string text(key_values[index]);
+  json parsed = json::parse(text, nullptr, false);
   if (parsed.is_number() || parsed.is_boolean()) return parsed;
-  if (sanitize(key_values[index]) != key_values[index] || key_values[index].empty())
-    throw BadEntry{"field '" + key + "': missing, and cache key value '" + key_values[index] +
-                   "' is not usable"};
-  return key_values[index];
-}
-
-std::vector<std::string> split_cache_key(const std::string& text) {
-  std::vector<std::string> out(1);
-  for (char ch : text) {
-    if (ch == ',')
-      out.emplace_back();
-    else
-      out.back() += ch;
-  }
-  return out;
+  if (sanitize(text) != text || text.empty())
+    throw BadEntry{field_reason(key, "missing, and cache key value '" + text + "' is not usable")};
+  return text;
 }
 
 ImportedRow make_row(const Header& header, const std::string& cache_key, const json& entry,
@@ -147,7 +136,7 @@ ImportedRow make_row(const Header& header, const std::string& cache_key, const j
   row.op = "generic";
   row.problem = header.problem;
   row.line = line;
-  auto key_values = split_cache_key(cache_key);
+  auto key_values = split(cache_key, ',');
   for (size_t i = 0; i < header.keys.size(); ++i) {
     json value = parameter(entry, header.keys[i], i, key_values);
     std::string text = value.is_number()    ? number_text(value)
@@ -156,18 +145,18 @@ ImportedRow make_row(const Header& header, const std::string& cache_key, const j
     row.kernel += (i == 0 ? "" : ",") + header.keys[i] + "=" + text;
     row.kernel_config[header.keys[i]] = std::move(value);
   }
-  if (!entry.contains("time")) throw BadEntry{"field 'time': missing"};
+  if (!entry.contains("time")) throw BadEntry{field_reason("time", "missing")};
   const json& time = entry["time"];
   if (time.is_string()) {  // "RuntimeFailedConfig", "CompilationFailedConfig", ...
     row.valid = false;
     row.reason = time.get<std::string>();
     return row;
   }
-  if (!time.is_number()) throw BadEntry{"field 'time': not a number or a failure name"};
+  if (!time.is_number()) throw BadEntry{field_reason("time", "not a number or a failure name")};
   row.time_ms = time.get<double>();
   if (entry.contains("GFLOP/s") && entry["GFLOP/s"].is_number())
     row.tflops = entry["GFLOP/s"].get<double>() / 1000.0;
-  ck::finish_row(row, std::nan(""));  // the rule every importer follows: "time 0 ms" etc.
+  finish_row(row, std::nan(""));  // the rule every importer follows: "time 0 ms" etc.
   return row;
 }
 
@@ -184,7 +173,7 @@ class CacheReader {
 
   // Parses the document from `in`, naming each entry by the line its closing '}' is on.
   void parse(std::istream& in) {
-    ck::LineCountingBuf counting(in);
+    LineCountingBuf counting(in);
     std::istream counted(&counting);
     lines_ = &counting;
     json::sax_parse(counted, this);
@@ -323,7 +312,7 @@ class CacheReader {
   std::vector<Pending> pending_;
   int depth_ = 0;
   bool header_only_ = false;
-  ck::LineCountingBuf* lines_ = nullptr;  // during parse()
+  LineCountingBuf* lines_ = nullptr;  // during parse()
   long line_at_end_ = 0;
   bool root_seen_ = false, cache_seen_ = false, in_cache_ = false;
   std::string error_;
@@ -368,7 +357,8 @@ class KernelTunerImporter : public Importer {
   }
 
   void read(std::istream& in, const ImportOptions& options, RowSink& sink) const override {
-    DeviceNames devices{ck::device_setting(options, format()), device_in_file_name(options.source)};
+    DeviceNames devices{device_without_settings(options, format()),
+                        device_in_file_name(options.source)};
     CacheReader reader(options, std::move(devices), sink);
     reader.parse(in);
     reader.finish();

@@ -13,7 +13,7 @@
 
 #include "core/error.h"
 #include "core/key_values.h"
-#include "data/import/ck_common.h"  // line reading, settings and time rules shared by importers
+#include "data/import/common.h"
 #include "data/import/importer.h"
 
 namespace kselect::importers {
@@ -23,18 +23,8 @@ namespace {
 struct BadField {
   std::string field;
   std::string what;
-  std::string reason() const { return "field '" + field + "': " + what; }
+  std::string reason() const { return field_reason(field, what); }
 };
-
-std::vector<std::string_view> split(std::string_view text, char delim) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  for (size_t pos = text.find(delim); pos != std::string_view::npos;
-       start = pos + 1, pos = text.find(delim, start))
-    parts.push_back(text.substr(start, pos - start));
-  parts.push_back(text.substr(start));
-  return parts;
-}
 
 std::int64_t to_int(std::string_view text, const char* field, std::int64_t min) {
   // parse_int trims blanks; a key never holds any, so a blank makes the field malformed.
@@ -244,7 +234,7 @@ ImportedRow make_row(const Entry& entry, const std::string& problem, double flop
   row.kernel_config = {{"algorithm", algorithm_family(entry.algorithm)}};
   row.time_ms = *time;
   row.line = line;
-  ck::finish_row(row, flops);  // the rule every importer follows: "time 0 ms" etc.
+  finish_row(row, flops);  // the rule every importer follows: "time 0 ms" etc.
   if (!std::isfinite(row.tflops)) row.tflops = std::nan("");  // absurd geometries overflow
   return row;
 }
@@ -289,18 +279,18 @@ class MiopenFdbImporter : public Importer {
   }
 
   void read(std::istream& in, const ImportOptions& options, RowSink& sink) const override {
-    std::string device = ck::device_setting(options, format());
+    std::string device = device_without_settings(options, format());
     if (device.empty()) device = device_from_name(options.source);
     if (!plain_name(device))
       throw InputError(options.source, 0, "device",
                        "'" + device + "' is not a plain ASCII name: give device=<name>");
     std::string text;
     bool too_long = false;
-    for (long line = 1; ck::read_line(in, text, too_long); ++line) {
+    for (long line = 1; read_line(in, text, too_long); ++line) {
       if (text.find('\0') != std::string::npos)
         throw InputError(options.source, line, "", "binary data (NUL byte): not find-db text");
       if (too_long)
-        sink.skip(line, "field 'line': longer than " + std::to_string(ck::kMaxLine) + " bytes");
+        sink.skip(line, "field 'line': longer than " + std::to_string(kMaxLine) + " bytes");
       else if (!text.empty())
         read_fdb_line(text, line, device, sink);
     }

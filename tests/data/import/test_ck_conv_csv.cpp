@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "ck_test_sink.h"
 #include "core/error.h"
 #include "data/import/ck_common.h"
+#include "import_collector.h"
 
 namespace kselect::testing {
 namespace {
@@ -18,7 +18,7 @@ const char* kStridedGeometry =
     "stride_d=1,stride_h=2,stride_w=2,dil_d=1,dil_h=1,dil_w=1";
 
 TEST(CkConvCsv, FixtureRowsExactly) {
-  auto sink = import_text("ck-conv-csv", ck_fixture("conv_bench.csv"));
+  auto sink = collect_text("ck-conv-csv", fixture_text("ck/conv_bench.csv"));
   ASSERT_EQ(sink.rows.size(), 5u);
   const auto& fwd = sink.rows[0];
   EXPECT_EQ(fwd.op, "generic");
@@ -52,16 +52,16 @@ TEST(CkConvCsv, FixtureRowsExactly) {
 }
 
 TEST(CkConvCsv, BadLinesAreSkippedNamingTheField) {
-  auto sink = import_text("ck-conv-csv", ck_fixture("conv_bench.csv"));
+  auto sink = collect_text("ck-conv-csv", fixture_text("ck/conv_bench.csv"));
   ASSERT_EQ(sink.skips.size(), 2u);
-  EXPECT_EQ(sink.skips[0].first, 7);
-  EXPECT_EQ(sink.skips[0].second, "field 'Y': not a positive integer: 'abc'");
-  EXPECT_EQ(sink.skips[1].first, 8);
-  EXPECT_EQ(sink.skips[1].second, "field 'latency_ms': not a number: '1e400'");
+  EXPECT_EQ(sink.skips[0].line, 7);
+  EXPECT_EQ(sink.skips[0].reason, "field 'Y': not a positive integer: 'abc'");
+  EXPECT_EQ(sink.skips[1].line, 8);
+  EXPECT_EQ(sink.skips[1].reason, "field 'latency_ms': not a number: '1e400'");
 }
 
 TEST(CkConvCsv, WithoutProblemIdx) {
-  auto sink = import_text("ck-conv-csv", ck_fixture("conv_bench_noidx.csv"));
+  auto sink = collect_text("ck-conv-csv", fixture_text("ck/conv_bench_noidx.csv"));
   ASSERT_EQ(sink.rows.size(), 2u);
   EXPECT_TRUE(sink.skips.empty());
   const char* depthwise =
@@ -78,7 +78,7 @@ TEST(CkConvCsv, WithoutProblemIdx) {
 }
 
 TEST(CkConvCsv, HeaderProblemsAreInputErrors) {
-  std::string good = ck_fixture("conv_bench_noidx.csv");
+  std::string good = fixture_text("ck/conv_bench_noidx.csv");
   std::string no_pad_w = good;
   no_pad_w.replace(no_pad_w.find(",pad_w"), 6, "");
   std::string semicolons = good;
@@ -90,7 +90,7 @@ TEST(CkConvCsv, HeaderProblemsAreInputErrors) {
            {semicolons, "not comma-separated"},
            {std::string("\x00\x01\xff\xfe\n\x7f,\x80\n", 8), "column missing"}}) {
     try {
-      import_text("ck-conv-csv", text);
+      collect_text("ck-conv-csv", text);
       ADD_FAILURE() << "no error for " << expected;
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
@@ -101,20 +101,20 @@ TEST(CkConvCsv, HeaderProblemsAreInputErrors) {
 TEST(CkConvCsv, RowProblems) {
   std::string header =
       "kernel,N,C,K,G,Hi,Wi,Y,X,stride_h,stride_w,pad_h,pad_w,latency_ms,non_zero\n";
-  auto sink = import_text("ck-conv-csv",
-                          header +
-                              "k,1,8,8,1,4,4,3,3,1,1,0,0,1,1\n"   // fine, tflops computed
-                              "k,1,8,8,1,4,4,3,3,1,1,0,0,1\n"     // truncated line
-                              "k,1,8,8,3,4,4,3,3,1,1,0,0,1,1\n"   // C not a multiple of G
-                              "k,1,8,8,1,2,2,3,3,1,1,0,0,1,1\n"   // filter larger than input
-                              "k,1,8,8,1,4,4,3,3,0,1,0,0,1,1\n"   // stride 0
-                              "k,1,8,8,1,4,4,3,3,1,1,-1,0,1,1\n"  // negative pad
-                              "k,99999999999999999999,8,8,1,4,4,3,3,1,1,0,0,1,1\n"
-                              "k,1,8,8,1,4,4,3,3,1,1,0,0,1,maybe\n"
-                              ",1,8,8,1,4,4,3,3,1,1,0,0,1,1\n"
-                              "\"k,quoted\",1,8,8,1,4,4,3,3,1,1,0,0,inf,1\n"
-                              "\n"
-                              "k,1,8,8,1,4,4,3,3,1,1,0,0,1,1");  // last line without newline
+  auto sink = collect_text("ck-conv-csv",
+                           header +
+                               "k,1,8,8,1,4,4,3,3,1,1,0,0,1,1\n"   // fine, tflops computed
+                               "k,1,8,8,1,4,4,3,3,1,1,0,0,1\n"     // truncated line
+                               "k,1,8,8,3,4,4,3,3,1,1,0,0,1,1\n"   // C not a multiple of G
+                               "k,1,8,8,1,2,2,3,3,1,1,0,0,1,1\n"   // filter larger than input
+                               "k,1,8,8,1,4,4,3,3,0,1,0,0,1,1\n"   // stride 0
+                               "k,1,8,8,1,4,4,3,3,1,1,-1,0,1,1\n"  // negative pad
+                               "k,99999999999999999999,8,8,1,4,4,3,3,1,1,0,0,1,1\n"
+                               "k,1,8,8,1,4,4,3,3,1,1,0,0,1,maybe\n"
+                               ",1,8,8,1,4,4,3,3,1,1,0,0,1,1\n"
+                               "\"k,quoted\",1,8,8,1,4,4,3,3,1,1,0,0,inf,1\n"
+                               "\n"
+                               "k,1,8,8,1,4,4,3,3,1,1,0,0,1,1");  // last line without newline
   ASSERT_EQ(sink.rows.size(), 3u);
   EXPECT_NEAR(sink.rows[0].tflops, 2.0 * 8 * 8 * 2 * 2 * 3 * 3 / 1e9, 1e-18);
   EXPECT_EQ(sink.rows[1].kernel, "k,quoted");

@@ -4,15 +4,15 @@
 #include <cstdlib>
 
 #include "../temp_dir.h"
-#include "ck_test_sink.h"
 #include "core/error.h"
 #include "data/import/ck_common.h"
+#include "import_collector.h"
 
 namespace kselect::testing {
 namespace {
 
 TEST(CkJson, FixtureRowsExactly) {
-  auto sink = import_text("ck-json", ck_fixture("gemm_bench.json"));
+  auto sink = collect_text("ck-json", fixture_text("ck/gemm_bench.json"));
   ASSERT_EQ(sink.rows.size(), 5u);
   EXPECT_TRUE(sink.skips.empty());
   const auto& first = sink.rows[0];
@@ -36,7 +36,7 @@ TEST(CkJson, FixtureRowsExactly) {
 }
 
 TEST(CkJson, MemPipelineAlwaysPads) {
-  auto sink = import_text("ck-json", ck_fixture("gemm_bench.json"));
+  auto sink = collect_text("ck-json", fixture_text("ck/gemm_bench.json"));
   ASSERT_EQ(sink.rows.size(), 5u);
   const auto& mem = sink.rows[2];
   EXPECT_EQ(mem.kernel, kCkMem);
@@ -49,7 +49,7 @@ TEST(CkJson, MemPipelineAlwaysPads) {
 }
 
 TEST(CkJson, InvalidRowsKeepTheirReason) {
-  auto sink = import_text("ck-json", ck_fixture("gemm_bench.json"));
+  auto sink = collect_text("ck-json", fixture_text("ck/gemm_bench.json"));
   ASSERT_EQ(sink.rows.size(), 5u);
   EXPECT_FALSE(sink.rows[3].valid);
   EXPECT_EQ(sink.rows[3].reason, "kernel arguments not supported");
@@ -64,11 +64,14 @@ TEST(CkJson, InvalidRowsKeepTheirReason) {
   EXPECT_EQ(negative.kernel_config["epilogue"], "default");
 }
 
-TEST(CkJson, DeviceSettingAndUnknownSetting) {
-  auto sink = import_text("ck-json", ck_fixture("gemm_bench.json"), "device=gfx942");
+TEST(CkJson, DeviceOptionAndNoSettings) {
+  const std::string text = fixture_text("ck/gemm_bench.json");
+  auto sink = collect_text("ck-json", text, "", "", "gfx942");
   EXPECT_EQ(sink.rows[0].problem,
             "m=1024,n=1024,k=1024,split_k=1,layout=rcr,dtype=fp16,device=gfx942");
-  EXPECT_THROW(import_text("ck-json", ck_fixture("gemm_bench.json"), "dvice=gfx942"), InputError);
+  EXPECT_THROW(collect_text("ck-json", text, "", "dvice=gfx942"), InputError);
+  EXPECT_THROW(collect_text("ck-json", text, "", "device=gfx942"), InputError);  // --device
+  EXPECT_THROW(collect_text("ck-json", text, "", "", "gfx 942"), InputError);
 }
 
 std::string one_benchmark(const std::string& fields) {
@@ -90,20 +93,20 @@ TEST(CkJson, MissingAndBadFieldsSkipNamingTheField) {
       {R"("m":8,"n":8,"k":8,"avg_time_ms":1,"is_valid":"yes")", "field 'is_valid'"},
   };
   for (const auto& c : cases) {
-    auto sink = import_text("ck-json", one_benchmark(c.fields));
+    auto sink = collect_text("ck-json", one_benchmark(c.fields));
     EXPECT_TRUE(sink.rows.empty()) << c.fields;
     ASSERT_EQ(sink.skips.size(), 1u) << c.fields;
-    EXPECT_NE(sink.skips[0].second.find(c.reason_part), std::string::npos) << sink.skips[0].second;
+    EXPECT_NE(sink.skips[0].reason.find(c.reason_part), std::string::npos) << sink.skips[0].reason;
   }
 }
 
 TEST(CkJson, ZeroTimeAndZeroTflopsAreInvalidRows) {
-  auto zero = import_text("ck-json", one_benchmark(R"("m":8,"n":8,"k":8,"avg_time_ms":0)"));
+  auto zero = collect_text("ck-json", one_benchmark(R"("m":8,"n":8,"k":8,"avg_time_ms":0)"));
   ASSERT_EQ(zero.rows.size(), 1u);
   EXPECT_FALSE(zero.rows[0].valid);
   EXPECT_EQ(zero.rows[0].reason, "time 0 ms");
   EXPECT_EQ(zero.rows[0].problem, "m=8,n=8,k=8,split_k=1,layout=rrr,dtype=bf16");
-  auto no_tflops = import_text(
+  auto no_tflops = collect_text(
       "ck-json", one_benchmark(R"("m":8,"n":8,"k":8,"split_k":2,"avg_time_ms":1,"tflops":0)"));
   ASSERT_EQ(no_tflops.rows.size(), 1u);
   EXPECT_FALSE(no_tflops.rows[0].valid);
@@ -111,24 +114,24 @@ TEST(CkJson, ZeroTimeAndZeroTflopsAreInvalidRows) {
 }
 
 TEST(CkJson, TruncatedFileKeepsFinishedResults) {
-  std::string text = ck_fixture("gemm_bench.json");
+  std::string text = fixture_text("ck/gemm_bench.json");
   std::string cut = text.substr(0, text.find("\"kernel arguments"));
-  auto sink = import_text("ck-json", cut);
+  auto sink = collect_text("ck-json", cut);
   EXPECT_EQ(sink.rows.size(), 2u);  // the first result's two benchmarks
   ASSERT_EQ(sink.skips.size(), 1u);
-  EXPECT_NE(sink.skips[0].second.find("rest of the file ignored"), std::string::npos);
-  EXPECT_GT(sink.skips[0].first, 50);
+  EXPECT_NE(sink.skips[0].reason.find("rest of the file ignored"), std::string::npos);
+  EXPECT_GT(sink.skips[0].line, 50);
 }
 
 TEST(CkJson, HugeNumberStopsTheFileWithAReason) {
-  std::string text = ck_fixture("gemm_bench.json");
+  std::string text = fixture_text("ck/gemm_bench.json");
   size_t at = text.find("0.0312");
   text.replace(at, 6, "1e400");
-  auto sink = import_text("ck-json", text);
+  auto sink = collect_text("ck-json", text);
   EXPECT_EQ(sink.rows.size(), 2u);
   ASSERT_EQ(sink.skips.size(), 1u);
-  EXPECT_NE(sink.skips[0].second.find("1e400"), std::string::npos) << sink.skips[0].second;
-  EXPECT_EQ(sink.skips[0].first, 51);
+  EXPECT_NE(sink.skips[0].reason.find("1e400"), std::string::npos) << sink.skips[0].reason;
+  EXPECT_EQ(sink.skips[0].line, 51);
 }
 
 TEST(CkJson, NotThisFormatIsAnInputError) {
@@ -137,10 +140,10 @@ TEST(CkJson, NotThisFormatIsAnInputError) {
         std::string("[1, 2, 3]"), std::string("{\"results\": {}}"),
         std::string("\x00\x01\xff\xfe garbage \x7f", 14), std::string("kernel,N,C\nx,1,2\n"),
         std::string(R"({"metadata":{"dtype":"fp,16"},"results":[]})")}) {
-    EXPECT_THROW(import_text("ck-json", text), InputError) << text;
+    EXPECT_THROW(collect_text("ck-json", text), InputError) << text;
   }
   try {
-    import_text("ck-json", "not json");
+    collect_text("ck-json", "not json");
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("test.ck-json"), std::string::npos) << e.what();
@@ -148,7 +151,7 @@ TEST(CkJson, NotThisFormatIsAnInputError) {
 }
 
 TEST(CkJson, OddElementsAreSkippedNotFatal) {
-  auto sink = import_text("ck-json", R"({"results":[1, [2], {"benchmarks":3},
+  auto sink = collect_text("ck-json", R"({"results":[1, [2], {"benchmarks":3},
     {"kernel_config":[],"benchmarks":[]}, {"benchmarks":[7, {"m":1}]}]})");
   EXPECT_TRUE(sink.rows.empty());
   EXPECT_EQ(sink.skips.size(), 6u);

@@ -1,13 +1,13 @@
 #include <gtest/gtest.h>
 
-#include "ck_test_sink.h"
 #include "core/error.h"
+#include "import_collector.h"
 
 namespace kselect::testing {
 namespace {
 
 TEST(CkLog, FixtureRowsExactly) {
-  auto sink = import_text("ck-log", ck_fixture("gemm_bench.log"));
+  auto sink = collect_text("ck-log", fixture_text("ck/gemm_bench.log"));
   ASSERT_EQ(sink.rows.size(), 4u);
   const auto& first = sink.rows[0];
   EXPECT_EQ(first.op, "generic");
@@ -34,16 +34,16 @@ TEST(CkLog, FixtureRowsExactly) {
 }
 
 TEST(CkLog, MalformedObjectsAreSkippedWithTheirLine) {
-  auto sink = import_text("ck-log", ck_fixture("gemm_bench.log"));
+  auto sink = collect_text("ck-log", fixture_text("ck/gemm_bench.log"));
   ASSERT_EQ(sink.skips.size(), 2u);
-  EXPECT_EQ(sink.skips[0].first, 52);
-  EXPECT_NE(sink.skips[0].second.find("malformed JSON object"), std::string::npos);
-  EXPECT_EQ(sink.skips[1].first, 57);
-  EXPECT_EQ(sink.skips[1].second, "field 'perf_result': missing or not an object");
+  EXPECT_EQ(sink.skips[0].line, 52);
+  EXPECT_NE(sink.skips[0].reason.find("malformed JSON object"), std::string::npos);
+  EXPECT_EQ(sink.skips[1].line, 57);
+  EXPECT_EQ(sink.skips[1].reason, "field 'perf_result': missing or not an object");
 }
 
 TEST(CkLog, ValidOnlyWithPositiveTflopsAndLatency) {
-  auto sink = import_text("ck-log", R"L(Shape 0: M=64 N=64 K=64 dtype=bf16 layout=rrr
+  auto sink = collect_text("ck-log", R"L(Shape 0: M=64 N=64 K=64 dtype=bf16 layout=rrr
 {"name": "k1", "perf_result": {"latency(ms)": 0.5, "tflops(TFlops)": 0}}
 {"name": "k2", "perf_result": {"latency(ms)": -0.5, "tflops(TFlops)": 1}}
 {"name": "k3", "perf_result": {"latency(ms)": 0.5}}
@@ -59,7 +59,7 @@ TEST(CkLog, ValidOnlyWithPositiveTflopsAndLatency) {
 }
 
 TEST(CkLog, BadShapeLinesAndMissingSizes) {
-  auto sink = import_text("ck-log", R"L(Shape 0: M=64 N=64 dtype=bf16
+  auto sink = collect_text("ck-log", R"L(Shape 0: M=64 N=64 dtype=bf16
 {"name": "k1", "perf_result": {"latency(ms)": 0.5}}
 Shape 1: M=64 N=1e400 K=2 dtype=bf16
 Shape 2 M=1
@@ -84,14 +84,14 @@ Shape 2 M=1
 }
 
 TEST(CkLog, TruncatedObjects) {
-  std::string text = ck_fixture("gemm_bench.log");
-  auto cut = import_text("ck-log", text.substr(0, text.find("\"bandwidth(GB/s)\": 292.6")));
+  std::string text = fixture_text("ck/gemm_bench.log");
+  auto cut = collect_text("ck-log", text.substr(0, text.find("\"bandwidth(GB/s)\": 292.6")));
   EXPECT_TRUE(cut.rows.empty());
   ASSERT_EQ(cut.skips.size(), 1u);
-  EXPECT_EQ(cut.skips[0].first, 5);
-  EXPECT_NE(cut.skips[0].second.find("file ends"), std::string::npos);
+  EXPECT_EQ(cut.skips[0].line, 5);
+  EXPECT_NE(cut.skips[0].reason.find("file ends"), std::string::npos);
 
-  auto interrupted = import_text("ck-log", R"L(Shape 0: M=8 N=8 K=8 dtype=fp16 layout=rcr
+  auto interrupted = collect_text("ck-log", R"L(Shape 0: M=8 N=8 K=8 dtype=fp16 layout=rcr
 {
   "name": "k1",
 Shape 1: M=16 N=16 K=16 dtype=fp16 layout=rcr
@@ -100,20 +100,20 @@ Shape 1: M=16 N=16 K=16 dtype=fp16 layout=rcr
   ASSERT_EQ(interrupted.rows.size(), 1u);
   EXPECT_EQ(interrupted.rows[0].problem, "m=16,n=16,k=16,split_k=1,layout=rcr,dtype=fp16");
   ASSERT_EQ(interrupted.skips.size(), 1u);
-  EXPECT_EQ(interrupted.skips[0].first, 2);
+  EXPECT_EQ(interrupted.skips[0].line, 2);
 }
 
 TEST(CkLog, NotALogIsAnInputError) {
-  EXPECT_THROW(import_text("ck-log", ""), InputError);
-  EXPECT_THROW(import_text("ck-log", "just some\nlog output\n"), InputError);
-  EXPECT_THROW(import_text("ck-log", std::string("\x00\x01\xff\xfe\n\x7f", 6)), InputError);
-  EXPECT_THROW(import_text("ck-log", "Shape 0: M=1 N=1 K=1\n", "layout=rcr"), InputError);
+  EXPECT_THROW(collect_text("ck-log", ""), InputError);
+  EXPECT_THROW(collect_text("ck-log", "just some\nlog output\n"), InputError);
+  EXPECT_THROW(collect_text("ck-log", std::string("\x00\x01\xff\xfe\n\x7f", 6)), InputError);
+  EXPECT_THROW(collect_text("ck-log", "Shape 0: M=1 N=1 K=1\n", "", "layout=rcr"), InputError);
 }
 
 TEST(CkLog, BinaryGarbageWithBracesIsSkippedNotACrash) {
   std::string garbage = "{\x01\"\\\xff}}}\n{{{\x00\n\"unterminated\n";
   garbage += std::string(3000, '{');
-  auto sink = import_text("ck-log", garbage);
+  auto sink = collect_text("ck-log", garbage);
   EXPECT_TRUE(sink.rows.empty());
   EXPECT_FALSE(sink.skips.empty());
 }

@@ -5,27 +5,20 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "data/import/common.h"
 #include "data/import/csv_fields.h"
 #include "data/import/csv_reader.h"
 #include "data/import/importer.h"
+#include "import_collector.h"
 
 namespace kselect::importers {
 namespace {
 
+using kselect::testing::ImportCollector;
 using ::testing::HasSubstr;
 
-struct Collect : RowSink {
-  std::vector<ImportedRow> rows;
-  std::vector<std::pair<long, std::string>> skipped;
-  void add(ImportedRow row) override { rows.push_back(std::move(row)); }
-  void skip(long line, std::string reason) override { skipped.emplace_back(line, reason); }
-};
-
-Collect run_csv(const std::string& text, const std::string& mapping) {
-  std::istringstream in(text);
-  Collect sink;
-  find_importer("csv").read(in, ImportOptions{KeyValues::parse(mapping), "t.csv"}, sink);
-  return sink;
+ImportCollector run_csv(const std::string& text, const std::string& mapping) {
+  return kselect::testing::collect_text("csv", text, "t.csv", mapping);
 }
 
 std::string error_of(const std::string& text, const std::string& mapping) {
@@ -40,13 +33,13 @@ std::string error_of(const std::string& text, const std::string& mapping) {
 const std::string kGemmMap = "problem=M;N;K,kernel=kernel,time=time";
 
 TEST(CsvImporter, ReadsGemmRowsWithCanonicalProblemText) {
-  Collect c = run_csv(
+  ImportCollector c = run_csv(
       "M,N,K,kernel,time,dtype\n"
       "128.0,256,64,k_a,0.5,FP16\n"
       "128,256,64,k_b,0.25,fp16\n",
       kGemmMap + ",dtype=dtype");
   ASSERT_EQ(c.rows.size(), 2u);
-  EXPECT_TRUE(c.skipped.empty());
+  EXPECT_TRUE(c.skips.empty());
   EXPECT_EQ(c.rows[0].op, "generic");
   EXPECT_EQ(c.rows[0].problem, "m=128,n=256,k=64,dtype=fp16");
   EXPECT_EQ(c.rows[1].problem, c.rows[0].problem);
@@ -58,7 +51,7 @@ TEST(CsvImporter, ReadsGemmRowsWithCanonicalProblemText) {
 }
 
 TEST(CsvImporter, QuotedFieldsHoldDelimitersQuotesAndNewlines) {
-  Collect c = run_csv(
+  ImportCollector c = run_csv(
       "size,kernel,time\n"
       "1,\"a,b\",1\n"
       "2,\"say \"\"hi\"\"\",2\n"
@@ -75,13 +68,13 @@ TEST(CsvImporter, QuotedFieldsHoldDelimitersQuotesAndNewlines) {
 TEST(CsvImporter, DelimiterIsDetectedOrGiven) {
   for (const std::string delimiter : {";", "\t", "|"}) {
     std::string d = delimiter;
-    Collect c = run_csv("size" + d + "kernel" + d + "time\n7" + d + "k" + d + "1.5\n",
-                        "problem=size,kernel=kernel,time=time");
+    ImportCollector c = run_csv("size" + d + "kernel" + d + "time\n7" + d + "k" + d + "1.5\n",
+                                "problem=size,kernel=kernel,time=time");
     ASSERT_EQ(c.rows.size(), 1u) << delimiter;
     EXPECT_EQ(c.rows[0].problem, "size=7");
   }
-  Collect tab = run_csv("size\tkernel\ttime\n7\tk\t1.5\n",
-                        "problem=size,kernel=kernel,time=time,delimiter=tab");
+  ImportCollector tab = run_csv("size\tkernel\ttime\n7\tk\t1.5\n",
+                                "problem=size,kernel=kernel,time=time,delimiter=tab");
   EXPECT_EQ(tab.rows.size(), 1u);
 }
 
@@ -112,7 +105,7 @@ TEST(CsvImporter, MappingErrors) {
 }
 
 TEST(CsvImporter, HugeAndBadNumbersAreSkippedWithTheirReason) {
-  Collect c = run_csv(
+  ImportCollector c = run_csv(
       "size,kernel,time\n"
       "1,k1,1e400\n"
       "2,k2,abc\n"
@@ -121,11 +114,11 @@ TEST(CsvImporter, HugeAndBadNumbersAreSkippedWithTheirReason) {
       "5,k5,0\n"
       "6,k6,-1\n",
       "problem=size,kernel=kernel,time=time");
-  ASSERT_EQ(c.skipped.size(), 3u);
-  EXPECT_EQ(c.skipped[0].first, 2);
-  EXPECT_EQ(c.skipped[0].second, "field 'time': number out of range '1e400'");
-  EXPECT_EQ(c.skipped[1].second, "field 'time': not a number 'abc'");
-  EXPECT_EQ(c.skipped[2].second, "field 'time': empty");
+  ASSERT_EQ(c.skips.size(), 3u);
+  EXPECT_EQ(c.skips[0].line, 2);
+  EXPECT_EQ(c.skips[0].reason, "field 'time': number out of range '1e400'");
+  EXPECT_EQ(c.skips[1].reason, "field 'time': not a number 'abc'");
+  EXPECT_EQ(c.skips[2].reason, "field 'time': empty");
   ASSERT_EQ(c.rows.size(), 3u);  // kept as invalid data
   for (const auto& row : c.rows) {
     EXPECT_FALSE(row.valid) << row.kernel;
@@ -145,9 +138,9 @@ TEST(CsvImporter, EmptyFileAndBinaryGarbageAreErrors) {
 }
 
 TEST(CsvImporter, InvalidUtf8IsSkippedOrRefused) {
-  Collect c = run_csv("M,N,K,kernel,time\n1,2,3,k\xff,1\n1,2,3,\xc3\xa9,1\n", kGemmMap);
-  ASSERT_EQ(c.skipped.size(), 1u);
-  EXPECT_EQ(c.skipped[0].second, "field 4: not valid UTF-8");
+  ImportCollector c = run_csv("M,N,K,kernel,time\n1,2,3,k\xff,1\n1,2,3,\xc3\xa9,1\n", kGemmMap);
+  ASSERT_EQ(c.skips.size(), 1u);
+  EXPECT_EQ(c.skips[0].reason, "field 4: not valid UTF-8");
   ASSERT_EQ(c.rows.size(), 1u);
   EXPECT_EQ(c.rows[0].kernel, "\xc3\xa9");
   EXPECT_THAT(error_of("M,N,K,kernel,t\xc0\xafime\n", kGemmMap), HasSubstr("UTF-8"));
@@ -158,36 +151,36 @@ TEST(CsvImporter, InvalidUtf8IsSkippedOrRefused) {
 TEST(CsvImporter, GarbageAfterAGoodHeaderIsSkippedLineByLine) {
   std::string garbage = "M,N,K,kernel,time\n1,2,3,k,1\n";
   for (int i = 0; i < 2000; ++i) garbage += char((i * 131 + 7) % 256);
-  Collect c = run_csv(garbage, kGemmMap);
+  ImportCollector c = run_csv(garbage, kGemmMap);
   EXPECT_EQ(c.rows.size(), 1u);
-  EXPECT_FALSE(c.skipped.empty());
+  EXPECT_FALSE(c.skips.empty());
 }
 
 TEST(CsvImporter, TruncatedLastLineIsSkipped) {
-  Collect c = run_csv("M,N,K,kernel,time\n1,2,3,k,1\n1,2,3,k", kGemmMap);
+  ImportCollector c = run_csv("M,N,K,kernel,time\n1,2,3,k,1\n1,2,3,k", kGemmMap);
   ASSERT_EQ(c.rows.size(), 1u);
-  ASSERT_EQ(c.skipped.size(), 1u);
-  EXPECT_EQ(c.skipped[0].first, 3);
-  EXPECT_EQ(c.skipped[0].second, "expected 5 fields (as the header), found 4");
-  Collect quote = run_csv("M,N,K,kernel,time\n1,2,3,\"k,1", kGemmMap);
-  ASSERT_EQ(quote.skipped.size(), 1u);
-  EXPECT_THAT(quote.skipped[0].second, HasSubstr("unterminated quoted field"));
+  ASSERT_EQ(c.skips.size(), 1u);
+  EXPECT_EQ(c.skips[0].line, 3);
+  EXPECT_EQ(c.skips[0].reason, "expected 5 fields (as the header), found 4");
+  ImportCollector quote = run_csv("M,N,K,kernel,time\n1,2,3,\"k,1", kGemmMap);
+  ASSERT_EQ(quote.skips.size(), 1u);
+  EXPECT_THAT(quote.skips[0].reason, HasSubstr("unterminated quoted field"));
 }
 
 TEST(CsvImporter, AnOverlongRecordIsSkippedAndReadingResumesAtTheNextLine) {
   std::string text = "M,N,K,kernel,time\n1,2,3,\"" +
                      std::string(CsvReader::kMaxRecordBytes + 10, 'x') + "\n4,5,6,k,1\n";
-  Collect c = run_csv(text, kGemmMap);
-  ASSERT_EQ(c.skipped.size(), 1u);
-  EXPECT_EQ(c.skipped[0].first, 2);
-  EXPECT_THAT(c.skipped[0].second, HasSubstr("record longer than"));
+  ImportCollector c = run_csv(text, kGemmMap);
+  ASSERT_EQ(c.skips.size(), 1u);
+  EXPECT_EQ(c.skips[0].line, 2);
+  EXPECT_THAT(c.skips[0].reason, HasSubstr("record longer than"));
   ASSERT_EQ(c.rows.size(), 1u);
   EXPECT_EQ(c.rows[0].problem, "m=4,n=5,k=6");
   EXPECT_EQ(c.rows[0].line, 3);
 }
 
 TEST(CsvImporter, CrLfLineEndsAndByteOrderMark) {
-  Collect c =
+  ImportCollector c =
       run_csv("\xEF\xBB\xBFM,N,K,kernel,time\r\n1,2,3,k,1\r\n\r\n4,5,6,\"q\",2\r\n", kGemmMap);
   ASSERT_EQ(c.rows.size(), 2u);
   EXPECT_EQ(c.rows[0].problem, "m=1,n=2,k=3");
@@ -197,7 +190,7 @@ TEST(CsvImporter, CrLfLineEndsAndByteOrderMark) {
 }
 
 TEST(CsvImporter, ParametersFromColumnsAndFromTheKernelName) {
-  Collect c = run_csv(
+  ImportCollector c = run_csv(
       "M,N,K,config,warps,stages,time\n"
       "64,64,64,type=triton_BLOCK-M=128_BLOCK-K=32_numwarps=4,4,true,0.1\n",
       "problem=M;N;K,kernel=config,time=time,params=warps;stages,parse_name=true");
@@ -211,24 +204,24 @@ TEST(CsvImporter, ParametersFromColumnsAndFromTheKernelName) {
 }
 
 TEST(CsvImporter, ThroughputColumnsAndTimeUnits) {
-  Collect c = run_csv(
+  ImportCollector c = run_csv(
       "M,N,K,kernel,gflops,us\n"
       "1000,1000,1000,k,2000,1000\n",
       "problem=M;N;K,kernel=kernel,gflops=gflops");
   ASSERT_EQ(c.rows.size(), 1u);
   EXPECT_DOUBLE_EQ(c.rows[0].tflops, 2.0);
   EXPECT_DOUBLE_EQ(c.rows[0].time_ms, 1.0);  // 2e9 flops at 2 TFLOP/s
-  Collect us = run_csv("M,N,K,kernel,gflops,us\n1000,1000,1000,k,2000,1000\n",
-                       "problem=M;N;K,kernel=kernel,time=us,time_unit=us");
+  ImportCollector us = run_csv("M,N,K,kernel,gflops,us\n1000,1000,1000,k,2000,1000\n",
+                               "problem=M;N;K,kernel=kernel,time=us,time_unit=us");
   EXPECT_DOUBLE_EQ(us.rows.at(0).time_ms, 1.0);
   // No flops known: the time is the inverse throughput (ms per TFLOP), ranking unchanged.
-  Collect opaque =
+  ImportCollector opaque =
       run_csv("shape,kernel,tflops\nx,k,4\n", "problem=shape,kernel=kernel,tflops=tflops");
   EXPECT_DOUBLE_EQ(opaque.rows.at(0).time_ms, 250.0);
 }
 
 TEST(CsvImporter, ValidityDeviceAndBadProblemValues) {
-  Collect c = run_csv(
+  ImportCollector c = run_csv(
       "M,N,K,kernel,time,ok,gpu\n"
       "1,2,3,k1,1,0,MI210\n"
       "1,2,3,k2,1,maybe,MI210\n"
@@ -241,10 +234,10 @@ TEST(CsvImporter, ValidityDeviceAndBadProblemValues) {
   EXPECT_EQ(c.rows[0].reason, "marked invalid in column 'ok'");
   EXPECT_EQ(c.rows[0].problem, "m=1,n=2,k=3,device=MI210");
   EXPECT_FALSE(c.rows[1].valid);  // k3: invalid, so its unreadable time does not matter
-  ASSERT_EQ(c.skipped.size(), 3u);
-  EXPECT_EQ(c.skipped[0].second, "field 'ok': not a boolean 'maybe'");
-  EXPECT_EQ(c.skipped[1].second, "field 'N': value '2=3' contains ',' or '='");
-  EXPECT_EQ(c.skipped[2].second, "field 'M': empty value");
+  ASSERT_EQ(c.skips.size(), 3u);
+  EXPECT_EQ(c.skips[0].reason, "field 'ok': not a boolean 'maybe'");
+  EXPECT_EQ(c.skips[1].reason, "field 'N': value '2=3' contains ',' or '='");
+  EXPECT_EQ(c.skips[2].reason, "field 'M': empty value");
 }
 
 TEST(CsvFields, KernelNameRuleKeepsUnderscoresInsideValues) {

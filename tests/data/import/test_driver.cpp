@@ -1,6 +1,7 @@
 #include "data/import/driver.h"
 
 #include <filesystem>
+#include <set>
 #include <sstream>
 
 #include <gmock/gmock.h>
@@ -9,6 +10,7 @@
 #include "../temp_dir.h"
 #include "compressed_bytes.h"
 #include "core/error.h"
+#include "core/key_values.h"
 #include "data/import/importer.h"
 #include "data/store.h"
 
@@ -224,6 +226,49 @@ TEST_F(ImportDriver, AnExplicitDeviceJoinsProblemsThatDoNotNameOne) {
   EXPECT_EQ(rows.count("device=gfx90a,m=1 k1"), 1u);
   options.device = "a,b";
   EXPECT_THROW(import_file(file, "test-lines", db_, options), InputError);
+}
+
+// The devices the stored problems name ("" for a problem without one).
+std::set<std::string> problem_devices(const std::string& db) {
+  std::set<std::string> out;
+  for (const auto& [pair, m] : by_pair(db)) {
+    KeyValues problem = KeyValues::parse(m.problem);
+    out.insert(problem.get("device").value_or(""));
+  }
+  return out;
+}
+
+TEST_F(ImportDriver, DeviceOptionReachesTheRunAndEveryProblemOfEachFormat) {
+  const std::string cache = R"({"device_name": "NVIDIA A100-PCIE-40GB", "kernel_name": "conv",
+      "problem_size": [64, 32], "tune_params_keys": ["bx"],
+      "cache": {"8": {"bx": 8, "time": 1.5}, "16": {"bx": 16, "time": "RuntimeFailedConfig"}}})";
+  const std::string fdb =
+      "64-56-56-3x3-128-28-28-32-1x1-2x2-1x1-0-NCHW-FP32-F=ConvA:0.5,0,ImplicitGEMM;ConvB:0.7,0,"
+      "Direct\n"
+      "64-56-56-3x3-128-28-28-32-1x1-2x2-1x1-0-NCHW-FP16-B=ConvA:0.9,0,ImplicitGEMM\n";
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"kernel-tuner", write("conv_A100.json", cache)},
+      {"miopen-fdb", write("gfx90a68.HIP.fdb.txt", fdb)}};
+  for (const auto& [format, file] : files) {
+    SCOPED_TRACE(format);
+    for (const std::string device : {"X1", ""}) {
+      std::string db = dir_.file(format + device + ".sqlite");
+      ImportRunOptions options = quiet();
+      options.device = device;
+      ImportSummary s = import_file(file, format, db, options);
+      EXPECT_GT(s.added, 1);
+      // Without --device both take the file's device; with it, both take --device.
+      const std::string expected = device.empty() ? s.device : device;
+      EXPECT_NE(expected, "unknown");
+      auto runs = data::Store(db).info().runs;
+      ASSERT_EQ(runs.size(), 1u);
+      EXPECT_EQ(runs[0].hardware["device"], expected);
+      EXPECT_EQ(problem_devices(db), std::set<std::string>{expected});
+    }
+  }
+  ImportRunOptions bad = quiet();
+  bad.device = "my gpu";
+  EXPECT_THROW(import_file(files[0].second, "kernel-tuner", db_, bad), InputError);
 }
 
 TEST_F(ImportDriver, CompressedCsvThroughTheWholePipeline) {

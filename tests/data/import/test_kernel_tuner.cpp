@@ -19,8 +19,9 @@ using kselect::testing::ImportCollector;
 using ::testing::HasSubstr;
 
 ImportCollector import_cache(const std::string& text, const std::string& settings = "",
-                             const std::string& source = "/data/conv_A100.json") {
-  return kselect::testing::collect_text("kernel-tuner", text, source, settings);
+                             const std::string& source = "/data/conv_A100.json",
+                             const std::string& device = "") {
+  return kselect::testing::collect_text("kernel-tuner", text, source, settings, device);
 }
 
 const std::string kHeader = R"({
@@ -168,7 +169,7 @@ TEST(KernelTuner, MembersAfterTheCacheAreStillUsed) {
   EXPECT_EQ(sink.rows[1].kernel, "bx=8,ty=2");
 }
 
-TEST(KernelTuner, DeviceFromSettingNameOrFileName) {
+TEST(KernelTuner, DeviceFromOptionNameOrFileName) {
   const Importer& importer = find_importer("kernel-tuner");
   EXPECT_EQ(importer.device_from_name("/d/convolution_milo_MI250X.json.gz"), "MI250X");
   EXPECT_EQ(importer.device_from_name("cache.json"), "");
@@ -177,10 +178,16 @@ TEST(KernelTuner, DeviceFromSettingNameOrFileName) {
   auto from_name = import_cache(empty_device + kValid + "}}");
   ASSERT_EQ(from_name.rows.size(), 1u);
   EXPECT_THAT(from_name.rows[0].problem, HasSubstr("device=A100,"));
-  auto from_setting = import_cache(cache(kValid), "device=MI300X");
-  EXPECT_THAT(from_setting.rows[0].problem, HasSubstr("device=MI300X,"));
-  EXPECT_THROW(import_cache(cache(kValid), "device=my gpu"), InputError);
+  auto from_option = import_cache(cache(kValid), "", "/data/conv_A100.json", "MI300X");
+  EXPECT_THAT(from_option.rows[0].problem, HasSubstr("device=MI300X,"));
+  EXPECT_THROW(import_cache(cache(kValid), "", "/data/conv_A100.json", "my gpu"), InputError);
   EXPECT_THROW(import_cache(cache(kValid), "gpu=x"), InputError);
+  try {  // the device is no setting: --device gives it
+    import_cache(cache(kValid), "device=MI300X");
+    ADD_FAILURE() << "a device setting was accepted";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("--device"));
+  }
 }
 
 TEST(KernelTuner, HugeNumbers) {

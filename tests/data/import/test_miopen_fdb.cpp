@@ -19,8 +19,10 @@ namespace {
 using kselect::testing::ImportCollector;
 using ::testing::HasSubstr;
 
-ImportCollector import_fdb(const std::string& text, const std::string& settings = "") {
-  return kselect::testing::collect_text("miopen-fdb", text, "/data/gfx90a68.HIP.fdb.txt", settings);
+ImportCollector import_fdb(const std::string& text, const std::string& settings = "",
+                           const std::string& device = "") {
+  return kselect::testing::collect_text("miopen-fdb", text, "/data/gfx90a68.HIP.fdb.txt", settings,
+                                        device);
 }
 
 // Forward 3x3 convolution, 64 -> 128 channels, 56x56 -> 28x28 (stride 2, pad 1), batch 32.
@@ -241,18 +243,19 @@ TEST(MiopenFdb, HugeNumbers) {
   EXPECT_THAT(too_big.skips[0].reason, HasSubstr("field 'time'"));
 }
 
-TEST(MiopenFdb, DeviceFromFileNameOrSetting) {
+TEST(MiopenFdb, DeviceFromFileNameOrOption) {
   const Importer& importer = find_importer("miopen-fdb");
   EXPECT_EQ(importer.device_from_name("/x/gfx90a68.HIP.fdb.txt.bz2"), "gfx90a68");
   EXPECT_EQ(importer.device_from_name("gfx906_60.HIP.fdb.txt"), "gfx906_60");
   EXPECT_EQ(importer.device_from_name("/x/find.txt"), "");
-  auto sink = import_fdb(kForwardKey + "=A:1,0,X\n", "device=MI210");
+  auto sink = import_fdb(kForwardKey + "=A:1,0,X\n", "", "MI210");
   ASSERT_EQ(sink.rows.size(), 1u);
   EXPECT_EQ(sink.rows[0].problem.substr(0, 19), "device=MI210,dir=F,");
   auto unnamed = kselect::testing::collect_text("miopen-fdb", kForwardKey + "=A:1,0,X\n", "a.txt");
   EXPECT_EQ(unnamed.rows[0].problem.substr(0, 6), "dir=F,");
   EXPECT_THROW(import_fdb("", "devcie=x"), InputError);
-  EXPECT_THROW(import_fdb("", "device=a b"), InputError);
+  EXPECT_THROW(import_fdb("", "", "a b"), InputError);
+  EXPECT_THROW(import_fdb("", "device=MI210"), InputError);  // --device, not a setting
 }
 
 // The shipped files: counts per direction and dtype go to the log and the format document.
