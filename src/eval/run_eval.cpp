@@ -45,10 +45,11 @@ std::string oof_path(const EvalJob& job) {
 std::vector<Prediction> out_of_fold(const EvalJob& job, const std::string& path,
                                     const Operation& op, bool regression,
                                     const std::vector<data::Measurement>& measurements,
-                                    EvalOutcome& outcome) {
+                                    EvalOutcome& outcome, std::map<std::string, int>& folds) {
   auto rows = read_oof_csv(path, [&op](std::string_view text, const std::string& source) {
     return op.canonical_problem(text, source);
   });
+  for (const auto& r : rows) folds[r.problem] = r.fold;
   OofMatch match = match_database(rows, measurements, job.options.target);
   if (match.joined == 0)
     throw InputError(path, 0, "",
@@ -117,10 +118,59 @@ bool fill_time_throughput(std::vector<data::Measurement>& measurements) {
   return any;
 }
 
+// Out of fold, the generic no-model pick must not learn from the problem it is scored on: it
+// is the most frequent winner per context among the problems of the other folds (with few
+// problems, such as one per GPU, the final model's counts would include the answer).
+struct FoldWinners {
+  std::map<std::string, int> fold;                           // problem -> fold
+  std::map<std::string, generic::ProblemWinner> winner;      // problem -> context, winner
+  std::map<std::string, std::map<std::string, long>> total;  // context -> kernel -> wins
+  std::map<std::pair<int, std::string>, std::map<std::string, long>> in_fold;
+
+  long wins(const std::string& context, int fold_id, const std::string& kernel) const {
+    auto count = [&](const std::map<std::string, long>& m) {
+      auto it = m.find(kernel);
+      return it == m.end() ? 0L : it->second;
+    };
+    auto own = in_fold.find({fold_id, context});
+    return count(total.at(context)) - (own == in_fold.end() ? 0L : count(own->second));
+  }
+
+  std::vector<std::string> order(const std::string& problem, std::vector<std::string> k) const {
+    auto w = winner.find(problem);
+    if (w == winner.end()) return k;
+    auto f = fold.find(problem);
+    int fold_id = f == fold.end() ? -1 : f->second;
+    const std::string& ctx = w->second.context;
+    std::stable_sort(k.begin(), k.end(), [&](const auto& a, const auto& b) {
+      return wins(ctx, fold_id, a) > wins(ctx, fold_id, b);
+    });
+    return k;
+  }
+};
+
+std::shared_ptr<FoldWinners> fold_winners(const std::vector<data::Measurement>& measurements,
+                                          std::map<std::string, int> folds) {
+  auto w = std::make_shared<FoldWinners>();
+  std::vector<const data::Measurement*> rows;
+  for (const auto& m : measurements) rows.push_back(&m);
+  w->winner = generic::problem_winners(rows);
+  w->fold = std::move(folds);
+  for (const auto& [problem, win] : w->winner) {
+    ++w->total[win.context][win.kernel];
+    if (auto f = w->fold.find(problem); f != w->fold.end())
+      ++w->in_fold[{f->second, win.context}][win.kernel];
+  }
+  return w;
+}
+
 // The no-model pick: the rule set's kernels in the op's heuristic order, or for the generic op
-// the kernels seen in training ordered by how often each won in the problem's context.
+// the kernels seen in training ordered by how often each won in the problem's context (out of
+// fold, `folds`: in the other folds' problems).
 void set_default_policy(const EvalJob& job, const Operation& op,
-                        const std::optional<model::FeatureSpec>& spec, EvalOptions& options) {
+                        const std::optional<model::FeatureSpec>& spec,
+                        const std::vector<data::Measurement>& measurements,
+                        const std::map<std::string, int>* folds, EvalOptions& options) {
   if (op.name() != "generic") {
     options.default_kernels = op.kernel_names(job.rules, {});
     options.default_order = [&op](const std::string& problem, const std::vector<std::string>& k) {
@@ -132,6 +182,14 @@ void set_default_policy(const EvalJob& job, const Operation& op,
   auto vocabulary = std::make_shared<generic::GenericVocabulary>(
       generic::GenericVocabulary::from_json(spec->engine_state, job.model_dir));
   options.default_kernels = vocabulary->kernels();
+  if (folds) {
+    auto winners = fold_winners(measurements, *folds);
+    options.default_order = [winners](const std::string& problem,
+                                      const std::vector<std::string>& k) {
+      return winners->order(problem, k);
+    };
+    return;
+  }
   options.default_order = [vocabulary](const std::string& problem,
                                        const std::vector<std::string>& k) {
     return vocabulary->winner_order(problem, k);
@@ -168,21 +226,23 @@ EvalOutcome run_eval(const EvalJob& job) {
   EvalJob resolved = job;
   if (resolved.options.target.empty()) resolved.options.target = model_target(spec);
   EvalOptions options = resolved.options;
-  set_default_policy(job, op, spec, options);
   if (options.cores <= 0) options.cores = sweep_threads(store);
 
   EvalOutcome outcome;
   std::string path = oof_path(resolved);
   std::vector<Prediction> predictions;
+  std::map<std::string, int> folds;
   if (use_out_of_fold(resolved, path)) {
     outcome.protocol = "out-of-fold";
     outcome.predictions = path;
     bool regression = !spec || spec->objective == "regression";
-    predictions = out_of_fold(resolved, path, op, regression, measurements, outcome);
+    predictions = out_of_fold(resolved, path, op, regression, measurements, outcome, folds);
+    set_default_policy(job, op, spec, measurements, &folds, options);
   } else {
     outcome.protocol = "held-out";
     outcome.predictions = job.model_dir;
     predictions = held_out(resolved, measurements);
+    set_default_policy(job, op, spec, measurements, nullptr, options);
   }
   if (fill_time_throughput(measurements)) outcome.efficiency_basis = "time";
   outcome.report = evaluate(measurements, predictions, options);

@@ -147,6 +147,15 @@ const data::Measurement* fastest(const std::vector<const data::Measurement*>& ro
 
 }  // namespace
 
+std::map<std::string, ProblemWinner> problem_winners(
+    std::span<const data::Measurement* const> rows) {
+  std::map<std::string, ProblemWinner> out;
+  for (const auto& [problem, ms] : group_rows(rows))
+    out[problem] = {GenericVocabulary::context(KeyValues::parse(problem, "problem")),
+                    fastest(ms)->kernel};
+  return out;
+}
+
 GenericVocabulary GenericVocabulary::fit(std::span<const data::Measurement* const> rows,
                                          const std::map<std::string, nlohmann::json>& configs,
                                          const FitOptions& options) {

@@ -155,3 +155,46 @@ TEST(GenericLearning, EvalOutOfFoldAndHeldOutWithTheWinnerBaseline) {
 
 }  // namespace
 }  // namespace kselect
+
+namespace kselect {
+namespace {
+
+// Out of fold, the most-frequent-winner baseline counts only the other folds' winners: with
+// kernel X fastest on problems 1-2 and Y on 3-4 (one problem per fold), every problem's
+// baseline is the other kernel. Counting the problem's own win would tie X and Y and pick X
+// (the first) for problems 1 and 2.
+TEST(GenericLearning, OutOfFoldWinnerBaselineIgnoresTheProblemsOwnFold) {
+  std::vector<data::Measurement> rows;
+  for (int p = 1; p <= 4; ++p)
+    for (std::string kernel : {"X", "Y"}) {
+      data::Measurement m;
+      m.op = "generic";
+      m.problem = "n=" + std::to_string(p) + ",device=d";
+      m.kernel = kernel;
+      m.valid = true;
+      m.median_ms = (kernel == "X") == (p <= 2) ? 1.0 : 2.0;
+      rows.push_back(m);
+    }
+  auto dir = testing::scratch_dir("generic_fold_baseline");
+  std::filesystem::create_directories(dir);
+  std::string db = (dir / "db.sqlite").string();
+  testing::write_generic_store(db, rows);
+  auto o = generic_options("generic_fold_baseline_model");
+  o.folds = 4;
+  o.trees = 5;
+  o.kernel_configs = {{"X", {{"tile", 1}}}, {"Y", {{"tile", 2}}}};
+  model::train(rows, o);
+  eval::EvalJob job;
+  job.model_dir = o.out_dir.string();
+  job.db = db;
+  job.options.target = "";
+  auto out = eval::run_eval(job);
+  ASSERT_EQ(out.report.per_problem.size(), 4u);
+  for (const auto& r : out.report.per_problem) {
+    EXPECT_NE(r.default_kernel, r.best) << r.problem;
+    EXPECT_FALSE(r.default_kernel.empty()) << r.problem;
+  }
+}
+
+}  // namespace
+}  // namespace kselect
