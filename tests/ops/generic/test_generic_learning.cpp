@@ -26,6 +26,22 @@ model::TrainOptions generic_options(const std::string& name) {
   return o;
 }
 
+// A fresh store path in a scratch directory named `name`.
+std::string scratch_store(const std::string& name, const std::string& file) {
+  auto dir = testing::scratch_dir(name);
+  std::filesystem::create_directories(dir);
+  return (dir / file).string();
+}
+
+// Evaluation of the model trained with `o` on `db`, target from the model.
+eval::EvalJob eval_job(const model::TrainOptions& o, const std::string& db) {
+  eval::EvalJob job;
+  job.model_dir = o.out_dir.string();
+  job.db = db;
+  job.options.target = "";
+  return job;
+}
+
 // Mean of best_time / picked_time over the problems of `rows`, picking with `ranker`.
 double held_out_efficiency(const select::Ranker& ranker,
                            const std::vector<data::Measurement>& rows) {
@@ -121,19 +137,15 @@ TEST(GenericLearning, ModelWithoutEngineStateFailsToLoad) {
 }
 
 TEST(GenericLearning, EvalOutOfFoldAndHeldOutWithTheWinnerBaseline) {
-  auto dir = testing::scratch_dir("generic_eval");
-  std::filesystem::create_directories(dir);
-  std::string train_db = (dir / "train.sqlite").string(), test_db = (dir / "test.sqlite").string();
+  std::string train_db = scratch_store("generic_eval", "train.sqlite");
+  std::string test_db = scratch_store("generic_eval_test", "test.sqlite");
   auto train_rows = testing::generic_measurements(40, 21);
   testing::write_generic_store(train_db, train_rows);
   testing::write_generic_store(test_db, testing::generic_measurements(15, 22));
   auto o = generic_options("generic_eval_model");
   model::train(train_rows, o);
 
-  eval::EvalJob job;
-  job.model_dir = o.out_dir.string();
-  job.db = train_db;
-  job.options.target = "";
+  eval::EvalJob job = eval_job(o, train_db);
   auto oof = eval::run_eval(job);
   EXPECT_EQ(oof.protocol, "out-of-fold");
   EXPECT_EQ(oof.efficiency_basis, "time");
@@ -153,12 +165,6 @@ TEST(GenericLearning, EvalOutOfFoldAndHeldOutWithTheWinnerBaseline) {
   EXPECT_EQ(j["efficiency_basis"], "time");
 }
 
-}  // namespace
-}  // namespace kselect
-
-namespace kselect {
-namespace {
-
 // Out of fold, the most-frequent-winner baseline counts only the other folds' winners: with
 // kernel X fastest on problems 1-2 and Y on 3-4 (one problem per fold), every problem's
 // baseline is the other kernel. Counting the problem's own win would tie X and Y and pick X
@@ -175,20 +181,14 @@ TEST(GenericLearning, OutOfFoldWinnerBaselineIgnoresTheProblemsOwnFold) {
       m.median_ms = (kernel == "X") == (p <= 2) ? 1.0 : 2.0;
       rows.push_back(m);
     }
-  auto dir = testing::scratch_dir("generic_fold_baseline");
-  std::filesystem::create_directories(dir);
-  std::string db = (dir / "db.sqlite").string();
+  std::string db = scratch_store("generic_fold_baseline", "db.sqlite");
   testing::write_generic_store(db, rows);
   auto o = generic_options("generic_fold_baseline_model");
   o.folds = 4;
   o.trees = 5;
   o.kernel_configs = {{"X", {{"tile", 1}}}, {"Y", {{"tile", 2}}}};
   model::train(rows, o);
-  eval::EvalJob job;
-  job.model_dir = o.out_dir.string();
-  job.db = db;
-  job.options.target = "";
-  auto out = eval::run_eval(job);
+  auto out = eval::run_eval(eval_job(o, db));
   ASSERT_EQ(out.report.per_problem.size(), 4u);
   for (const auto& r : out.report.per_problem) {
     EXPECT_NE(r.default_kernel, r.best) << r.problem;
