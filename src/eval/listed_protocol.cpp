@@ -13,6 +13,7 @@
 #include "core/key_values.h"
 #include "core/progress.h"
 #include "core/stats.h"
+#include "eval/boosting.h"
 #include "eval/text_table.h"
 #include "model/folds.h"
 #include "model/xgboost.h"
@@ -132,37 +133,6 @@ void summarize_all(const std::vector<Outcome>& outcomes, ListedStats& overall,
   for (const auto& [context, list] : groups) by_context.push_back(summarize(context, list));
 }
 
-// Rows of the feature matrix for one problem and a kernel list, appended to `x`.
-class RowBuilder {
- public:
-  explicit RowBuilder(const generic::GenericFeatureEngine& engine) : engine_(engine) {
-    columns_.resize(engine.all_features().size());
-    for (std::size_t i = 0; i < columns_.size(); ++i) columns_[i] = int(i);
-  }
-  std::size_t cols() const { return columns_.size(); }
-  void append(const std::string& problem, const std::vector<std::string>& kernels,
-              std::vector<float>& x) {
-    std::string key;
-    for (const auto& k : kernels) key += k + '\n';
-    auto it = blocks_.find(key);
-    if (it == blocks_.end()) it = blocks_.emplace(key, engine_.prepare(kernels)).first;
-    std::size_t offset = x.size();
-    x.resize(offset + kernels.size() * cols());
-    engine_.extract_rows(problem, *it->second, columns_, x.data() + offset);
-  }
-
- private:
-  const generic::GenericFeatureEngine& engine_;
-  std::vector<int> columns_;
-  std::map<std::string, std::unique_ptr<features::KernelBlock>> blocks_;
-};
-
-struct Dataset {
-  std::vector<float> x, labels;
-  std::vector<unsigned> groups;  // query sizes (ranking)
-  std::size_t rows() const { return labels.size(); }
-};
-
 std::vector<std::string> candidates_of(const generic::GenericVocabulary& vocabulary,
                                        const std::string& problem) {
   try {
@@ -178,39 +148,12 @@ float grade(const Problem& p, const std::string& kernel) {
   return std::isnan(ms) ? 0.0f : float(1 + std::round(10 * p.best_ms / ms));
 }
 
-std::unique_ptr<model::xgb::Booster> fit(const Dataset& d, std::size_t cols,
-                                         const std::string& objective, const ListedOptions& o,
-                                         Progress& progress, long& done) {
-  model::xgb::Matrix m(d.x.data(), d.rows(), cols, o.threads);
-  m.set_labels(d.labels);
-  if (!d.groups.empty()) m.set_groups(d.groups);
-  auto booster = std::make_unique<model::xgb::Booster>(std::vector<const model::xgb::Matrix*>{&m});
-  const std::map<std::string, std::string> params = {{"objective", objective},
-                                                     {"tree_method", "hist"},
-                                                     {"grow_policy", "lossguide"},
-                                                     {"max_leaves", std::to_string(o.max_leaves)},
-                                                     {"max_depth", std::to_string(o.max_depth)},
-                                                     {"eta", std::to_string(o.eta)},
-                                                     {"subsample", "0.8"},
-                                                     {"colsample_bytree", "0.8"},
-                                                     {"min_child_weight", "5"},
-                                                     {"seed", std::to_string(o.seed)},
-                                                     {"nthread", std::to_string(o.threads)},
-                                                     {"verbosity", "0"}};
-  for (const auto& [k, v] : params) booster->set_param(k, v);
-  if (o.num_class > 0) booster->set_param("num_class", std::to_string(o.num_class));
-  for (int round = 0; round < o.trees; ++round) {
-    booster->update(round, m);
-    progress.update(++done, objective);
-  }
-  return booster;
-}
-
-std::vector<float> predict(const model::xgb::Booster& b, const std::vector<float>& x,
-                           std::size_t cols, int threads) {
-  if (x.empty()) return {};
-  model::xgb::Matrix m(x.data(), x.size() / cols, cols, threads);
-  return b.predict(m);
+BoostParams params(const ListedOptions& o, const std::string& objective) {
+  BoostParams p;
+  p.objective = objective;
+  p.trees = o.trees, p.eta = o.eta, p.max_leaves = o.max_leaves, p.max_depth = o.max_depth;
+  p.threads = o.threads, p.seed = o.seed;
+  return p;
 }
 
 // Trains the method's models on `train` problems and returns the pick for each `test` problem.
@@ -240,7 +183,7 @@ class FoldSelector {
         }
         builder.append(p->text, kernels, speed.x);
       }
-      speed_ = fit(speed, cols_, "reg:squarederror", o, progress, done);
+      speed_ = fit_booster(speed, cols_, params(o, "reg:squarederror"), progress, done);
     }
     if (o.method != "speed") {
       Dataset all;
@@ -252,8 +195,9 @@ class FoldSelector {
         if (o.method == "joint") all.groups.push_back(unsigned(kernels.size()));
         builder.append(p->text, kernels, all.x);
       }
-      listed_ = fit(all, cols_, o.method == "joint" ? "rank:pairwise" : "binary:logistic", o,
-                    progress, done);
+      listed_ = fit_booster(all, cols_,
+                            params(o, o.method == "joint" ? "rank:pairwise" : "binary:logistic"),
+                            progress, done);
     }
   }
 
@@ -272,9 +216,9 @@ class FoldSelector {
       builder.append(p->text, candidates.back(), x);
     }
     std::vector<float> speed =
-        speed_ ? predict(*speed_, x, cols_, options_.threads) : std::vector<float>{};
+        speed_ ? predict_rows(*speed_, x, cols_, options_.threads) : std::vector<float>{};
     std::vector<float> listed =
-        listed_ ? predict(*listed_, x, cols_, options_.threads) : std::vector<float>{};
+        listed_ ? predict_rows(*listed_, x, cols_, options_.threads) : std::vector<float>{};
     std::size_t row = 0;
     for (std::size_t i = 0; i < test.size(); ++i) {
       const auto& kernels = candidates[i];
@@ -328,10 +272,10 @@ class FoldSelector {
         d.x.insert(d.x.end(), row.begin(), row.end());
         d.labels.push_back(float(index.at(p->listed.front().kernel)));
       }
-      ListedOptions o = options_;
-      o.num_class = int(cm.classes.size());
+      BoostParams p = params(options_, "multi:softprob");
+      p.num_class = int(cm.classes.size());
       long ignored = 0;
-      cm.booster = fit(d, width, "multi:softprob", o, progress, ignored);
+      cm.booster = fit_booster(d, width, p, progress, ignored);
     }
     done += options_.trees;
     progress.update(done, "classify");
@@ -358,7 +302,7 @@ class FoldSelector {
         auto row = problem_row(*test[i], builder);
         x.insert(x.end(), row.begin(), row.end());
       }
-      std::vector<float> prob = predict(*cm.booster, x, width, options_.threads);
+      std::vector<float> prob = predict_rows(*cm.booster, x, width, options_.threads);
       const std::size_t k = cm.classes.size();
       for (std::size_t r = 0; r < members.size(); ++r) {
         auto first = prob.begin() + std::ptrdiff_t(r * k);
