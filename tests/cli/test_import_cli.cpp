@@ -100,6 +100,13 @@ TEST_F(ImportCli, ErrorsAndExitCodes) {
   EXPECT_EQ(run_cli({"import", "csv"}).code, kExitUsage);
   EXPECT_EQ(run_cli({"import", "no-such-format", csv_, "--db", db_}).code, kExitInput);
   EXPECT_EQ(run_cli(import_args({"--map", "oops"})).code, kExitInput);
+  // The device is --device, for every format; a device setting is refused with that hint.
+  CliResult device_setting =
+      run_cli({"import", "ck-log", csv_, "--db", db_, "--map", "device=gfx942"}, true);
+  EXPECT_EQ(device_setting.code, kExitInput);
+  EXPECT_THAT(device_setting.out, HasSubstr("give the device with --device"));
+  EXPECT_EQ(run_cli(import_args({"--device", "my gpu"})).code, kExitInput);
+  EXPECT_FALSE(std::filesystem::exists(db_));  // no failed import wrote anything
 }
 
 }  // namespace
