@@ -69,11 +69,13 @@ double predicted_value(const select::Scored& s, const std::string& target) {
 }
 
 // The model scores every valid measured kernel of each problem.
+// `kernel_configs`: the database's kernel parameters, for kernels the model has not seen.
 std::vector<Prediction> held_out(const EvalJob& job,
-                                 const std::vector<data::Measurement>& measurements) {
+                                 const std::vector<data::Measurement>& measurements,
+                                 const std::map<std::string, nlohmann::json>& kernel_configs) {
   if (job.model_dir.empty())
     throw InputError("", 0, "model", "held-out evaluation needs a model directory");
-  auto ranker = select::Ranker::load(job.model_dir);
+  auto ranker = select::Ranker::load(job.model_dir, host_hardware(), kernel_configs);
   std::map<std::string, std::vector<std::string>> candidates;
   for (const auto& m : measurements)
     if (m.valid) candidates[m.problem].push_back(m.kernel);
@@ -241,7 +243,9 @@ EvalOutcome run_eval(const EvalJob& job) {
   } else {
     outcome.protocol = "held-out";
     outcome.predictions = job.model_dir;
-    predictions = held_out(resolved, measurements);
+    predictions = held_out(resolved, measurements,
+                           op.name() == "generic" ? store.kernel_configs(data_op)
+                                                  : std::map<std::string, nlohmann::json>{});
     set_default_policy(job, op, spec, measurements, nullptr, options);
   }
   if (fill_time_throughput(measurements)) outcome.efficiency_basis = "time";

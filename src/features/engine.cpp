@@ -32,6 +32,14 @@ nlohmann::json fit_engine_state(std::string_view op, std::span<const data::Measu
   return generic::GenericVocabulary::fit(rows, kernel_configs, {.encoding = encoding}).to_json();
 }
 
+nlohmann::json extend_engine_state(std::string_view op, const nlohmann::json& engine_state,
+                                   const std::map<std::string, nlohmann::json>& kernel_configs) {
+  if (op != "generic" || !engine_state.is_object() || kernel_configs.empty()) return engine_state;
+  auto vocabulary = generic::GenericVocabulary::from_json(engine_state, "engine_state");
+  vocabulary.add_kernels(kernel_configs);
+  return vocabulary.to_json();
+}
+
 std::vector<int> map_columns(const std::vector<std::string>& wanted,
                              const std::vector<std::string>& available,
                              const std::string& context) {

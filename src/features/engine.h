@@ -92,6 +92,12 @@ nlohmann::json fit_engine_state(std::string_view op, std::span<const data::Measu
                                 const std::map<std::string, nlohmann::json>& kernel_configs,
                                 const std::string& encoding = "target");
 
+// `engine_state` with the parameters of kernels it does not know yet added (the generic op:
+// kernels of held-out data or of a warm start's new data; their codes are unchanged).
+// Unchanged for engines without fitted state.
+nlohmann::json extend_engine_state(std::string_view op, const nlohmann::json& engine_state,
+                                   const std::map<std::string, nlohmann::json>& kernel_configs);
+
 // Column index of each name of `wanted` within `available`; throws InputError listing every
 // name of `wanted` that `available` lacks (a model needing features this engine cannot make).
 std::vector<int> map_columns(const std::vector<std::string>& wanted,

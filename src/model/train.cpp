@@ -16,7 +16,6 @@
 #include "model/file_io.h"
 #include "model/folds.h"
 #include "model/xgboost.h"
-#include "ops/generic/vocabulary.h"
 
 namespace kselect::model {
 
@@ -485,10 +484,7 @@ std::unique_ptr<features::FeatureEngine> make_train_engine(
   auto engine = features::make_engine(o.op, o.hardware, state);
   if (!previous || state.is_null()) return engine;
   check_warm_start(*previous, engine->schema(engine->default_schema()), o);
-  auto vocabulary = generic::GenericVocabulary::from_json(
-      previous->engine_state, (o.warm_start / "feature_spec.json").string());
-  vocabulary.add_kernels(o.kernel_configs);
-  state = vocabulary.to_json();
+  state = features::extend_engine_state(o.op, previous->engine_state, o.kernel_configs);
   return features::make_engine(o.op, o.hardware, state);
 }
 

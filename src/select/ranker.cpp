@@ -7,10 +7,13 @@
 
 namespace kselect::select {
 
-Ranker Ranker::load(const std::filesystem::path& dir, const HardwareProfile& hardware) {
+Ranker Ranker::load(const std::filesystem::path& dir, const HardwareProfile& hardware,
+                    const std::map<std::string, nlohmann::json>& kernel_configs) {
   Ranker r;
   r.spec_ = model::FeatureSpec::load(dir);
-  r.engine_ = features::make_engine(r.spec_.op, hardware, r.spec_.engine_state);
+  r.engine_ = features::make_engine(
+      r.spec_.op, hardware,
+      features::extend_engine_state(r.spec_.op, r.spec_.engine_state, kernel_configs));
   r.all_columns_.resize(r.engine_->all_features().size());
   std::iota(r.all_columns_.begin(), r.all_columns_.end(), 0);
   std::vector<int> mapping =

@@ -12,6 +12,7 @@
 // does not produce fails to load with the missing names.
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -38,8 +39,11 @@ class Ranker {
  public:
   // Loads feature_spec.json and model_<target>.json[.gz] from `dir`; hw_* features come from
   // `hardware`. StorageError for a missing or corrupt file, InputError for missing features.
+  // `kernel_configs`: parameters of kernels the model may not have seen (a generic model
+  // ranking held-out data; see features::extend_engine_state).
   static Ranker load(const std::filesystem::path& dir,
-                     const HardwareProfile& hardware = host_hardware());
+                     const HardwareProfile& hardware = host_hardware(),
+                     const std::map<std::string, nlohmann::json>& kernel_configs = {});
 
   const model::FeatureSpec& spec() const { return spec_; }
   const features::FeatureEngine& engine() const { return *engine_; }

@@ -65,14 +65,15 @@ inline std::vector<data::Measurement> generic_measurements(int problems, unsigne
   return out;
 }
 
-// Writes measurements to a new store at `path` with generic_configs() as kernel parameters.
-inline void write_generic_store(const std::string& path, const std::vector<data::Measurement>& rows,
-                                const std::string& op = "generic") {
+// Writes measurements to a new store at `path` with `configs` as kernel parameters.
+inline void write_generic_store(
+    const std::string& path, const std::vector<data::Measurement>& rows,
+    const std::string& op = "generic",
+    const std::map<std::string, nlohmann::json>& configs = generic_configs()) {
   data::Store store(path);
   long run = store.begin_run(op, {{"device", "dev0"}}, {{"format", "synthetic"}}, "import", 0);
   std::map<std::string, std::vector<data::Measurement>> by_problem;
   for (const auto& m : rows) by_problem[m.problem].push_back(m);
-  auto configs = generic_configs();
   auto config_of = [&](const std::string& k) {
     auto it = configs.find(k);
     return it == configs.end() ? nlohmann::json::object() : it->second;

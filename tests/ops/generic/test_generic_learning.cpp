@@ -196,5 +196,25 @@ TEST(GenericLearning, OutOfFoldWinnerBaselineIgnoresTheProblemsOwnFold) {
   }
 }
 
+// Held out, kernels the model never saw (new names) are ranked from the database's parameters:
+// without them their features would be missing and the picks arbitrary.
+TEST(GenericLearning, HeldOutKernelsUnseenInTrainingUseTheDatabasesParameters) {
+  auto train_rows = testing::generic_measurements(40, 41);
+  auto o = generic_options("generic_renamed_model");
+  o.folds = 0;
+  model::train(train_rows, o);
+  auto test_rows = testing::generic_measurements(15, 42);
+  std::map<std::string, nlohmann::json> renamed;
+  for (const auto& [name, config] : testing::generic_configs()) renamed["v2_" + name] = config;
+  for (auto& m : test_rows) m.kernel = "v2_" + m.kernel;
+  std::string db = scratch_store("generic_renamed", "test.sqlite");
+  testing::write_generic_store(db, test_rows, "generic", renamed);
+  auto job = eval_job(o, db);
+  job.protocol = eval::Protocol::kHeldOut;
+  auto held = eval::run_eval(job);
+  EXPECT_EQ(held.report.problems, 15);
+  EXPECT_GT(held.report.efficiency.mean, 0.95);
+}
+
 }  // namespace
 }  // namespace kselect
