@@ -199,7 +199,8 @@ GenericVocabulary GenericVocabulary::fit(std::span<const data::Measurement* cons
   }
   for (const auto& [kernel, eff] : kernel_eff) {
     auto it = configs.find(kernel);
-    v.configs_[kernel] = it != configs.end() ? it->second : nlohmann::json::object();
+    v.configs_[kernel] =
+        it != configs.end() && it->second.is_object() ? it->second : nlohmann::json::object();
     for (const auto& [key, value] : v.configs_[kernel].items()) {
       if (key == "name") continue;  // the kernel's own name: the id column covers it
       params.add(key, value_text(value), value.is_number(), eff.first / double(eff.second),
@@ -275,7 +276,8 @@ void GenericVocabulary::kernel_values(const std::string& kernel, double* out) co
 }
 
 void GenericVocabulary::add_kernels(const std::map<std::string, nlohmann::json>& kernel_configs) {
-  for (const auto& [name, config] : kernel_configs) configs_.emplace(name, config);
+  for (const auto& [name, config] : kernel_configs)
+    if (config.is_object()) configs_.emplace(name, config);
 }
 
 std::string GenericVocabulary::context(const KeyValues& problem) {
