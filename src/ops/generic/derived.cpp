@@ -44,6 +44,17 @@ GemmSizes conv_gemm(const KeyValues& p, double n, double c, double k, double g, 
   return {n * out_sp, k, c / g * filter};
 }
 
+// Power-of-two divisibility (trailing zero bits, at most 10) of an integer size: kernels often
+// apply only to sizes divisible by their vector width or tile, a rule trees cannot read off the
+// size itself. NaN for a missing, non-integer or non-positive value.
+double pow2_divisibility(double v) {
+  if (!(v >= 1) || v != std::floor(v) || v > 9e15) return kNaN;
+  auto i = static_cast<unsigned long long>(v);
+  int zeros = 0;
+  while (zeros < 10 && (i & 1ull) == 0) i >>= 1, ++zeros;
+  return zeros;
+}
+
 }  // namespace
 
 double log_feature(double v) {
@@ -68,16 +79,18 @@ bool has_gemm_fields(const KeyValues& p) {
 
 const std::vector<std::string>& conv_feature_names() {
   static const std::vector<std::string> names = {
-      "d_log_flops",  "d_log_gemm_m",   "d_log_gemm_n",      "d_log_gemm_k",
-      "d_log_bytes",  "d_intensity",    "d_is_1x1",          "d_is_strided",
-      "d_is_grouped", "d_is_depthwise", "d_log_c_per_group", "d_log_k_per_group"};
+      "d_log_flops",   "d_log_gemm_m",       "d_log_gemm_n",       "d_log_gemm_k",
+      "d_log_bytes",   "d_intensity",        "d_is_1x1",           "d_is_strided",
+      "d_is_grouped",  "d_is_depthwise",     "d_log_c_per_group",  "d_log_k_per_group",
+      "d_pow2_n",      "d_pow2_c_per_group", "d_pow2_k_per_group", "d_pow2_gemm_m",
+      "d_pow2_gemm_n", "d_pow2_gemm_k",      "d_pow2_out_spatial"};
   return names;
 }
 
 const std::vector<std::string>& gemm_feature_names() {
-  static const std::vector<std::string> names = {"d_log_flops",    "d_log_bytes",
-                                                 "d_intensity",    "d_log_ratio_mn",
-                                                 "d_log_ratio_mk", "d_log_ratio_nk"};
+  static const std::vector<std::string> names = {
+      "d_log_flops",    "d_log_bytes", "d_intensity", "d_log_ratio_mn", "d_log_ratio_mk",
+      "d_log_ratio_nk", "d_pow2_m",    "d_pow2_n",    "d_pow2_k"};
   return names;
 }
 
@@ -93,12 +106,16 @@ void conv_features(const KeyValues& p, double* out) {
   const GemmSizes gemm = conv_gemm(p, n, c, k, g, in_sp, out_sp, filter);
   const bool strided =
       field(p, "stride_h", 1) > 1 || field(p, "stride_w", 1) > 1 || field(p, "stride_d", 1) > 1;
-  const double values[] = {log_feature(flops),      log_feature(gemm.m),
-                           log_feature(gemm.n),     log_feature(gemm.k),
-                           log_feature(bytes),      flops / bytes,
-                           filter == 1 ? 1.0 : 0.0, strided ? 1.0 : 0.0,
-                           g > 1 ? 1.0 : 0.0,       g > 1 && c / g == 1 ? 1.0 : 0.0,
-                           log_feature(c / g),      log_feature(k / g)};
+  const double values[] = {log_feature(flops),        log_feature(gemm.m),
+                           log_feature(gemm.n),       log_feature(gemm.k),
+                           log_feature(bytes),        flops / bytes,
+                           filter == 1 ? 1.0 : 0.0,   strided ? 1.0 : 0.0,
+                           g > 1 ? 1.0 : 0.0,         g > 1 && c / g == 1 ? 1.0 : 0.0,
+                           log_feature(c / g),        log_feature(k / g),
+                           pow2_divisibility(n),      pow2_divisibility(c / g),
+                           pow2_divisibility(k / g),  pow2_divisibility(gemm.m),
+                           pow2_divisibility(gemm.n), pow2_divisibility(gemm.k),
+                           pow2_divisibility(out_sp)};
   std::copy(std::begin(values), std::end(values), out);
 }
 
@@ -106,8 +123,9 @@ void gemm_features(const KeyValues& p, double* out) {
   const double m = field(p, "m"), n = field(p, "n"), k = field(p, "k");
   const double flops = 2 * m * n * k;
   const double bytes = bytes_per_element(p) * (m * k + k * n + m * n);
-  const double values[] = {log_feature(flops), log_feature(bytes), flops / bytes,
-                           std::log2(m / n),   std::log2(m / k),   std::log2(n / k)};
+  const double values[] = {log_feature(flops),   log_feature(bytes),   flops / bytes,
+                           std::log2(m / n),     std::log2(m / k),     std::log2(n / k),
+                           pow2_divisibility(m), pow2_divisibility(n), pow2_divisibility(k)};
   std::copy(std::begin(values), std::end(values), out);
 }
 

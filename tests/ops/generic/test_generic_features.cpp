@@ -72,6 +72,9 @@ TEST(GenericVocabulary, FitsFeatureListFromTheData) {
                                        "d_log_ratio_mn",
                                        "d_log_ratio_mk",
                                        "d_log_ratio_nk",
+                                       "d_pow2_m",
+                                       "d_pow2_n",
+                                       "d_pow2_k",
                                        "k_tile",
                                        "k_log_tile",
                                        "k_variant"};
@@ -202,6 +205,10 @@ TEST(GenericDerived, ConvFeaturesMatchHandComputedValues) {
   EXPECT_EQ(f[6], 0);  // not 1x1
   EXPECT_EQ(f[7], 0);  // not strided
   EXPECT_EQ(f[8], 0);  // not grouped
+  // Power-of-two divisibility: n=2 -> 1, c=8 -> 3, k=16 -> 4, M=128 -> 7, N=16 -> 4, K=72 -> 3,
+  // ho*wo=64 -> 6.
+  EXPECT_EQ(std::vector<double>(f.begin() + 12, f.end()),
+            (std::vector<double>{1, 3, 4, 7, 4, 3, 6}));
   auto b = run(base + ",dir=B");
   EXPECT_DOUBLE_EQ(b[1], lg(2 * 100));  // M = n*hi*wi
   EXPECT_DOUBLE_EQ(b[2], lg(8));        // N = c
