@@ -1,4 +1,5 @@
 // kselect eval: how close a model's picks come to the best measured kernel (docs/evaluation.md).
+#include <fstream>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -7,6 +8,7 @@
 #include "core/error.h"
 #include "eval/report_text.h"
 #include "eval/run_eval.h"
+#include "eval/run_protocols.h"
 
 namespace kselect::cli {
 namespace {
@@ -14,9 +16,40 @@ namespace {
 struct EvalArgs {
   eval::EvalJob job;
   bool oof = false, heldout = false, json = false;
+  std::string protocol;  // "", strict or transfer
+  std::string json_file;
+  eval::ProtocolJob protocol_job;
 };
 
+// Protocols that train their own models per fold (strict, transfer).
+int run_protocol(EvalArgs& a) {
+  eval::ProtocolJob& job = a.protocol_job;
+  job.db = a.job.db, job.protocol = a.protocol, job.dtype = a.job.dtype;
+  job.listed.progress = job.transfer.progress = true;
+  job.transfer.threads = job.listed.threads;
+  eval::ProtocolOutcome out = eval::run_protocol(job);
+  if (!a.json_file.empty()) {
+    std::ofstream file(a.json_file);
+    if (!(file << out.json.dump(2) << "\n"))
+      throw StorageError(a.json_file + ": cannot write the report");
+  }
+  if (a.json)
+    std::cout << out.json.dump(2) << "\n";
+  else
+    std::cout << out.text;
+  return kExitOk;
+}
+
 int run(EvalArgs& a) {
+  if (!a.protocol.empty() && a.protocol != "out-of-fold" && a.protocol != "held-out") {
+    if (a.oof || a.heldout || !a.job.model_dir.empty())
+      throw InputError("", 0, "protocol",
+                       "--protocol " + a.protocol +
+                           " trains its own models: it takes no --model, --oof or --heldout");
+    return run_protocol(a);
+  }
+  if (a.protocol == "out-of-fold") a.oof = true;
+  if (a.protocol == "held-out") a.heldout = true;
   a.job.protocol = a.oof       ? eval::Protocol::kOutOfFold
                    : a.heldout ? eval::Protocol::kHeldOut
                                : eval::Protocol::kAuto;
@@ -67,6 +100,25 @@ std::function<int()> setup(CLI::App& app) {
                   "Relative time within which a pick ties the best kernel")
       ->capture_default_str();
   cmd->add_flag("--json", a->json, "Print the full report as JSON");
+  cmd->add_option("--protocol", a->protocol,
+                  "out-of-fold, held-out, strict (listed-only imported data: every solver seen "
+                  "in training is a candidate) or transfer (leave one device out)")
+      ->check(CLI::IsMember({"out-of-fold", "held-out", "strict", "transfer"}));
+  cmd->add_option("--method", a->protocol_job.listed.method,
+                  "strict: speed, applicability, joint or classify")
+      ->capture_default_str();
+  cmd->add_option("--folds", a->protocol_job.listed.folds, "strict: folds grouped on geometry")
+      ->capture_default_str();
+  cmd->add_option("--trees", a->protocol_job.listed.trees, "strict: boosting rounds per model")
+      ->capture_default_str();
+  cmd->add_option("--transfer-trees", a->protocol_job.transfer.trees, "transfer: boosting rounds")
+      ->capture_default_str();
+  cmd->add_option("--top-k", a->protocol_job.transfer.top_k,
+                  "transfer: measure the predicted top k on the new device")
+      ->capture_default_str();
+  cmd->add_option("--threads", a->protocol_job.listed.threads, "strict/transfer: XGBoost threads")
+      ->capture_default_str();
+  cmd->add_option("--json-file", a->json_file, "strict/transfer: also write the JSON report here");
   return [a] { return run(*a); };
 }
 

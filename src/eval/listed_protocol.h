@@ -33,14 +33,13 @@ namespace kselect::eval {
 
 struct ListedOptions {
   int folds = 5;
-  std::string method = "joint";  // speed, applicability, joint
-  int trees = 200;
+  std::string method = "classify";  // speed, applicability, joint, classify
+  int trees = 100;
   double eta = 0.15;
   int max_leaves = 63;
   int max_depth = 10;
   int threads = 2;
   int seed = 0;
-  int num_class = 0;      // set internally by the classify method
   bool progress = false;  // progress line with ETA on stderr
 };
 

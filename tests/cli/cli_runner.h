@@ -1,5 +1,6 @@
 #pragma once
 // Runs the built kselect binary from tests: exit code and output, or a live child to kill.
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>

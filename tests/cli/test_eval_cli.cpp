@@ -1,7 +1,5 @@
 // kselect eval and kselect compare end to end: a store and an out-of-fold file written here,
 // reports compared with the exit codes of docs/cli.md.
-#include <fcntl.h>  // cli_runner.h uses O_WRONLY without including it
-
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 

@@ -1,0 +1,89 @@
+// kselect eval --protocol strict|transfer end to end on the shipped Kernel Tuner caches (read in
+// place from ../shared/data) and on a small imported find-db written here.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+#include "../data/temp_dir.h"
+#include "cli_runner.h"
+
+namespace kselect {
+namespace {
+
+using kselect::testing::run_cli;
+using kselect::testing::TempDir;
+using kselect::testing::write_bytes;
+
+const std::string kData = KSELECT_SHARED_DATA_DIR;
+
+TEST(EvalProtocolsCli, TransferRanksEachHeldOutGpu) {
+  if (!std::filesystem::exists(kData + "/kernel-tuner")) GTEST_SKIP() << "no shared data";
+  TempDir dir;
+  const std::string db = dir.file("kt.sqlite");
+  for (const char* gpu : {"A100", "MI250X", "W6600"})
+    ASSERT_EQ(run_cli({"import", "kernel-tuner",
+                       kData + "/kernel-tuner/convolution_milo_" + gpu + ".json.gz", "--db", db,
+                       "--quiet"})
+                  .code,
+              0);
+  auto r = run_cli({"eval", "--protocol", "transfer", "--db", db, "--transfer-trees", "20",
+                    "--threads", "1", "--json"});
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["devices"].size(), 3u);
+  for (const auto& d : j["devices"]) {
+    EXPECT_EQ(d["kernels"], 4362) << d;
+    EXPECT_GE(d["topk_efficiency"].get<double>(), d["top1_efficiency"].get<double>()) << d;
+    EXPECT_GT(d["random_topk_efficiency"].get<double>(), d["random_efficiency"].get<double>());
+  }
+  // A model is not what these protocols evaluate.
+  EXPECT_EQ(run_cli({"eval", "--protocol", "transfer", "--db", db, "--model", "m"}).code, 3);
+}
+
+// A find-db of 60 geometries x 2 directions where "Gemm1x1" applies only to 1x1 filters and
+// wins there, "Direct" wins 3x3 problems with few channels and "Wino" the others; each line
+// lists only its two fastest applicable solvers.
+std::string synthetic_find_db() {
+  std::string text;
+  for (int g = 0; g < 60; ++g) {
+    int c = 4 << (g % 6), k = 8 << (g % 5), hw = 7 + g, y = g % 2 ? 3 : 1;
+    for (const char* dir : {"F", "W"}) {
+      std::string key = std::to_string(c) + "-" + std::to_string(hw) + "-" + std::to_string(hw) +
+                        "-" + std::to_string(y) + "x" + std::to_string(y) + "-" +
+                        std::to_string(k) + "-" + std::to_string(hw - y + 1) + "-" +
+                        std::to_string(hw - y + 1) + "-4-0x0-1x1-1x1-0-NCHW-FP32-" + dir;
+      std::string direct = "ConvDirect:" + std::to_string(1 + c / 64.0) + ",0,miopenDirect";
+      std::string naive = "ConvNaive:" + std::to_string(9 + c / 8.0) + ",0,miopenDirect";
+      std::string best =
+          y == 1 ? "Gemm1x1:0.5,0,miopenGEMM" : (c >= 32 ? "Wino:0.8,0,miopenWinograd" : direct);
+      std::string second = y == 1 || c >= 32 ? direct : naive;
+      text += key + "=" + best + ";" + second + "\n";
+    }
+  }
+  return text;
+}
+
+TEST(EvalProtocolsCli, StrictProtocolOnAnImportedFindDb) {
+  TempDir dir;
+  const std::string fdb = dir.file("synthetic.fdb.txt"), db = dir.file("fdb.sqlite");
+  write_bytes(fdb, synthetic_find_db());
+  ASSERT_EQ(run_cli({"import", "miopen-fdb", fdb, "--db", db, "--device", "test", "--quiet"}).code,
+            0);
+  const std::string report = dir.file("strict.json");
+  auto r =
+      run_cli({"eval", "--protocol", "strict", "--db", db, "--trees", "20", "--json-file", report});
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("unlisted"), std::string::npos) << r.out;
+  std::ifstream in(report);
+  auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["problems"], 120);
+  EXPECT_GE(j["top1"].get<double>(), 0.9);
+  EXPECT_LE(j["unlisted"].get<double>(), 0.05);
+  EXPECT_TRUE(j.contains("baseline"));
+  EXPECT_EQ(j["slices"]["context"].size(), 2u);
+  EXPECT_EQ(run_cli({"eval", "--protocol", "strict", "--db", db, "--method", "magic"}).code, 3);
+}
+
+}  // namespace
+}  // namespace kselect
