@@ -87,6 +87,7 @@ struct Outcome {
   std::string context;
   bool hit = false, unlisted = false;
   double efficiency = 0, slowdown = 0;
+  ListedPick pick;
 };
 
 Outcome judge(const Problem& p, const std::string& pick) {
@@ -98,6 +99,7 @@ Outcome judge(const Problem& p, const std::string& pick) {
   o.hit = !o.unlisted && ms <= p.best_ms;
   o.efficiency = p.best_ms / ms;
   o.slowdown = ms / p.best_ms - 1;
+  o.pick = {p.text, pick, p.listed.front().kernel, o.unlisted, o.efficiency};
   return o;
 }
 
@@ -260,7 +262,13 @@ class FoldSelector {
     for (const Problem* p : train)
       by_context[generic::GenericVocabulary::context(KeyValues::parse(p->text))].push_back(p);
     const std::size_t width = engine_->vocabulary().problem_width();
+    // Progress advances by each context's share of the rows (its cost), options_.trees in all.
+    const long start = done;
+    std::size_t trained = 0;
+    Progress quiet("", 0, std::cerr, false);
     for (const auto& [context, problems] : by_context) {
+      trained += problems.size();
+      done = start + long(double(options_.trees) * double(trained) / double(train.size()));
       ContextModel& cm = classifiers_[context];
       std::map<std::string, int> index;
       for (const Problem* p : problems) index.emplace(p->listed.front().kernel, 0);
@@ -275,9 +283,10 @@ class FoldSelector {
       BoostParams p = params(options_, "multi:softprob");
       p.num_class = int(cm.classes.size());
       long ignored = 0;
-      cm.booster = fit_booster(d, width, p, progress, ignored);
+      cm.booster = fit_booster(d, width, p, quiet, ignored);
+      progress.update(done, "classify " + context);
     }
-    done += options_.trees;
+    done = start + options_.trees;
     progress.update(done, "classify");
   }
 
@@ -381,6 +390,16 @@ ListedReport evaluate_listed(const std::vector<data::Measurement>& rows,
   }
   progress.finish();
   summarize_all(outcomes, report.overall, report.by_context);
+  for (const auto& o : outcomes) report.picks.push_back(o.pick);
+  auto worse = [](const ListedPick& a, const ListedPick& b) {
+    return a.unlisted != b.unlisted ? a.unlisted : a.efficiency < b.efficiency;
+  };
+  report.worst = report.picks;
+  std::size_t keep = std::min<std::size_t>(10, report.worst.size());
+  std::partial_sort(report.worst.begin(), report.worst.begin() + std::ptrdiff_t(keep),
+                    report.worst.end(), worse);
+  report.worst.resize(keep);
+  if (!o.keep_picks) report.picks.clear();
   summarize_all(baseline, report.baseline, report.baseline_by_context);
   report.train_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -420,6 +439,14 @@ nlohmann::json ListedReport::to_json() const {
   base["slices"] = stats_list(baseline_by_context);
   j["baseline"] = base;
   j["seconds"] = train_seconds;
+  nlohmann::json worst_list = nlohmann::json::array();
+  for (const auto& w : worst)
+    worst_list.push_back({{"problem", w.problem},
+                          {"picked", w.picked},
+                          {"best", w.best},
+                          {"unlisted", w.unlisted},
+                          {"efficiency", w.efficiency}});
+  j["worst"] = worst_list;
   return j;
 }
 

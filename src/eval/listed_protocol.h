@@ -40,7 +40,8 @@ struct ListedOptions {
   int max_depth = 10;
   int threads = 2;
   int seed = 0;
-  bool progress = false;  // progress line with ETA on stderr
+  bool progress = false;    // progress line with ETA on stderr
+  bool keep_picks = false;  // fill ListedReport::picks
 };
 
 struct ListedStats {
@@ -51,6 +52,13 @@ struct ListedStats {
   double mean_efficiency = 0, p10_efficiency = 0;
 };
 
+// One problem's pick under the strict protocol.
+struct ListedPick {
+  std::string problem, picked, best;  // picked "" when the context had no candidate
+  bool unlisted = false;
+  double efficiency = 0;  // best / time(pick); the slowest listed time when unlisted
+};
+
 struct ListedReport {
   std::string method;
   int folds = 0;
@@ -58,6 +66,8 @@ struct ListedReport {
   long skipped_no_time = 0;  // problems without a valid listed time
   ListedStats overall, baseline;
   std::vector<ListedStats> by_context, baseline_by_context;
+  std::vector<ListedPick> worst;  // the 10 lowest-efficiency picks (unlisted first)
+  std::vector<ListedPick> picks;  // every pick, when ListedOptions::keep_picks
   double train_seconds = 0;
   nlohmann::json to_json() const;
 };

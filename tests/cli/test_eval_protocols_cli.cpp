@@ -81,6 +81,7 @@ TEST(EvalProtocolsCli, StrictProtocolOnAnImportedFindDb) {
   EXPECT_GE(j["top1"].get<double>(), 0.9);
   EXPECT_LE(j["unlisted"].get<double>(), 0.05);
   EXPECT_TRUE(j.contains("baseline"));
+  EXPECT_LE(j["worst"].size(), 10u);
   EXPECT_EQ(j["slices"]["context"].size(), 2u);
   EXPECT_EQ(run_cli({"eval", "--protocol", "strict", "--db", db, "--method", "magic"}).code, 3);
 }
