@@ -85,18 +85,19 @@ std::vector<Problem> collect(const std::vector<data::Measurement>& rows, long& s
 // The outcome of one pick on one problem.
 struct Outcome {
   std::string context;
-  bool hit = false, unlisted = false;
+  bool hit = false, tie = false, unlisted = false;
   double efficiency = 0, slowdown = 0;
   ListedPick pick;
 };
 
-Outcome judge(const Problem& p, const std::string& pick) {
+Outcome judge(const Problem& p, const std::string& pick, double tie_band) {
   Outcome o;
   o.context = p.context;
   double ms = pick.empty() ? std::nan("") : p.time_of(pick);
   o.unlisted = std::isnan(ms);
   if (o.unlisted) ms = p.slowest_ms;  // upper bound of the efficiency
   o.hit = !o.unlisted && ms <= p.best_ms;
+  o.tie = !o.unlisted && ms <= p.best_ms * (1 + tie_band);
   o.efficiency = p.best_ms / ms;
   o.slowdown = ms / p.best_ms - 1;
   o.pick = {p.text, pick, p.listed.front().kernel, o.unlisted, o.efficiency};
@@ -111,12 +112,13 @@ ListedStats summarize(const std::string& context, const std::vector<const Outcom
   std::vector<double> eff;
   for (const Outcome* o : outcomes) {
     s.top1 += o->hit;
+    s.top1_tie_band += o->tie;
     s.unlisted += o->unlisted;
     s.mean_slowdown += o->slowdown;
     eff.push_back(o->efficiency);
   }
   double n = double(outcomes.size());
-  s.top1 /= n, s.unlisted /= n, s.mean_slowdown /= n;
+  s.top1 /= n, s.top1_tie_band /= n, s.unlisted /= n, s.mean_slowdown /= n;
   for (double e : eff) s.mean_efficiency += e / n;
   s.p10_efficiency = percentile(eff, 10);
   return s;
@@ -352,6 +354,7 @@ ListedReport evaluate_listed(const std::vector<data::Measurement>& rows,
   ListedReport report;
   report.method = o.method;
   report.folds = o.folds;
+  report.tie_band = o.tie_band;
   std::vector<Problem> problems = collect(rows, report.skipped_no_time);
   report.problems = long(problems.size());
   std::set<std::string> kernels;
@@ -384,8 +387,8 @@ ListedReport evaluate_listed(const std::vector<data::Measurement>& rows,
     std::vector<std::string> picks, baseline_picks;
     selector.pick(test, picks, baseline_picks);
     for (std::size_t i = 0; i < test.size(); ++i) {
-      outcomes.push_back(judge(*test[i], picks[i]));
-      baseline.push_back(judge(*test[i], baseline_picks[i]));
+      outcomes.push_back(judge(*test[i], picks[i], o.tie_band));
+      baseline.push_back(judge(*test[i], baseline_picks[i], o.tie_band));
     }
   }
   progress.finish();
@@ -411,6 +414,7 @@ nlohmann::json stats_json(const ListedStats& s) {
   return {{"context", s.context},
           {"problems", s.problems},
           {"top1", s.top1},
+          {"top1_tie_band", s.top1_tie_band},
           {"unlisted", s.unlisted},
           {"mean_slowdown", s.mean_slowdown},
           {"efficiency", {{"mean", s.mean_efficiency}, {"p10", s.p10_efficiency}}}};
@@ -428,6 +432,7 @@ nlohmann::json ListedReport::to_json() const {
   j.erase("context");
   j["protocol"] = "strict-listed";
   j["method"] = method;
+  j["tie_band"] = tie_band;
   j["folds"] = folds;
   j["rows"] = rows;
   j["kernels"] = kernels;
@@ -457,13 +462,14 @@ std::string listed_report_text(const ListedReport& r) {
       << " listed rows, " << r.kernels << " kernels";
   if (r.skipped_no_time) out << " (" << r.skipped_no_time << " problems without a valid time)";
   out << "\n\n";
-  TextTable table({"context", "problems", "top1", "unlisted", "slowdown", "eff mean", "eff P10",
-                   "baseline top1", "baseline unlisted", "baseline eff"});
+  TextTable table({"context", "problems", "top1", "top1 (tie " + percent(r.tie_band, 0) + ")",
+                   "unlisted", "slowdown", "eff mean", "eff P10", "baseline top1",
+                   "baseline unlisted", "baseline eff"});
   auto pct = [](double v) { return percent(v, 1); };
   auto add = [&](const ListedStats& s, const ListedStats& b) {
     table.add({s.context.empty() ? "all" : s.context, std::to_string(s.problems), pct(s.top1),
-               pct(s.unlisted), pct(s.mean_slowdown), pct(s.mean_efficiency), pct(s.p10_efficiency),
-               pct(b.top1), pct(b.unlisted), pct(b.mean_efficiency)});
+               pct(s.top1_tie_band), pct(s.unlisted), pct(s.mean_slowdown), pct(s.mean_efficiency),
+               pct(s.p10_efficiency), pct(b.top1), pct(b.unlisted), pct(b.mean_efficiency)});
   };
   for (std::size_t i = 0; i < r.by_context.size(); ++i)
     add(r.by_context[i], r.baseline_by_context[i]);

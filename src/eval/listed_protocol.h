@@ -42,12 +42,16 @@ struct ListedOptions {
   int seed = 0;
   bool progress = false;    // progress line with ETA on stderr
   bool keep_picks = false;  // fill ListedReport::picks
+  // top1_tie_band counts a listed pick within this relative time of the best as a hit (as
+  // kselect eval's top1 does for measured data); top1 is exact.
+  double tie_band = 0.02;
 };
 
 struct ListedStats {
   std::string context;  // "dir=F,dtype=fp32" ("" for the overall row)
   long problems = 0;
   double top1 = 0, unlisted = 0;  // fractions of problems
+  double top1_tie_band = 0;       // listed picks within the tie band of the best
   double mean_slowdown = 0;       // mean of time(pick) / best - 1
   double mean_efficiency = 0, p10_efficiency = 0;
 };
@@ -62,6 +66,7 @@ struct ListedPick {
 struct ListedReport {
   std::string method;
   int folds = 0;
+  double tie_band = 0;
   long problems = 0, rows = 0, kernels = 0;
   long skipped_no_time = 0;  // problems without a valid listed time
   ListedStats overall, baseline;

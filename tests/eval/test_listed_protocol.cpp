@@ -86,6 +86,25 @@ TEST(ListedProtocol, UnlistedPicksAreMissesWithTheSlowestListedTime) {
   EXPECT_DOUBLE_EQ(r.overall.mean_efficiency, 1.0);
 }
 
+TEST(ListedProtocol, PicksWithinTheTieBandCountAsTieHits) {
+  // Two solvers 1% apart whose order follows no feature: exact top-1 is a coin toss, but
+  // every pick is within the 2% tie band.
+  std::vector<data::Measurement> rows;
+  for (int g = 0; g < 40; ++g)
+    for (const char* kernel : {"a", "b"}) {
+      data::Measurement m;
+      m.op = "generic", m.problem = "c=" + std::to_string(g + 1) + ",dir=F,dtype=fp32";
+      m.kernel = kernel, m.valid = true;
+      bool a_first = (g * 7919) % 5 < 2;
+      m.median_ms = (std::string(kernel) == "a") == a_first ? 1.0 : 1.01;
+      rows.push_back(m);
+    }
+  ListedReport r = evaluate_listed(rows, {}, quick("classify"));
+  EXPECT_DOUBLE_EQ(r.overall.top1_tie_band, 1.0);
+  EXPECT_LT(r.overall.top1, 1.0);
+  EXPECT_GT(r.overall.mean_efficiency, 0.99);
+}
+
 TEST(ListedProtocol, RejectsUnusableInput) {
   EXPECT_THROW(evaluate_listed({}, {}, quick("joint")), InputError);
   EXPECT_THROW(evaluate_listed(synthetic_find_db(10), {}, quick("magic")), InputError);
