@@ -41,6 +41,14 @@ std::vector<data::Measurement> synthetic_find_db(int geometries) {
   return rows;
 }
 
+// A listed row of problem number g (forward fp32, c = g + 1).
+data::Measurement listed(int g, const std::string& kernel, double ms) {
+  data::Measurement m;
+  m.op = "generic", m.problem = "c=" + std::to_string(g + 1) + ",dir=F,dtype=fp32";
+  m.kernel = kernel, m.valid = true, m.median_ms = ms;
+  return m;
+}
+
 ListedOptions quick(const std::string& method) {
   ListedOptions o;
   o.method = method, o.trees = 25, o.eta = 0.3, o.threads = 2;
@@ -74,12 +82,7 @@ TEST(ListedProtocol, SpeedOnlyRanksUnlistedKernelsAndPaysForIt) {
 TEST(ListedProtocol, UnlistedPicksAreMissesWithTheSlowestListedTime) {
   // Every problem lists only "slow"; a selector can only pick it or miss.
   std::vector<data::Measurement> rows;
-  for (int g = 0; g < 20; ++g) {
-    data::Measurement m;
-    m.op = "generic", m.problem = "c=" + std::to_string(g + 1) + ",dir=F,dtype=fp32";
-    m.kernel = "slow", m.valid = true, m.median_ms = 2;
-    rows.push_back(m);
-  }
+  for (int g = 0; g < 20; ++g) rows.push_back(listed(g, "slow", 2));
   ListedReport r = evaluate_listed(rows, {}, quick("classify"));
   EXPECT_DOUBLE_EQ(r.overall.top1, 1.0);
   EXPECT_DOUBLE_EQ(r.overall.unlisted, 0.0);
@@ -90,15 +93,11 @@ TEST(ListedProtocol, PicksWithinTheTieBandCountAsTieHits) {
   // Two solvers 1% apart whose order follows no feature: exact top-1 is a coin toss, but
   // every pick is within the 2% tie band.
   std::vector<data::Measurement> rows;
-  for (int g = 0; g < 40; ++g)
-    for (const char* kernel : {"a", "b"}) {
-      data::Measurement m;
-      m.op = "generic", m.problem = "c=" + std::to_string(g + 1) + ",dir=F,dtype=fp32";
-      m.kernel = kernel, m.valid = true;
-      bool a_first = (g * 7919) % 5 < 2;
-      m.median_ms = (std::string(kernel) == "a") == a_first ? 1.0 : 1.01;
-      rows.push_back(m);
-    }
+  for (int g = 0; g < 40; ++g) {
+    bool a_first = (g * 7919) % 5 < 2;
+    rows.push_back(listed(g, "a", a_first ? 1.0 : 1.01));
+    rows.push_back(listed(g, "b", a_first ? 1.01 : 1.0));
+  }
   ListedReport r = evaluate_listed(rows, {}, quick("classify"));
   EXPECT_DOUBLE_EQ(r.overall.top1_tie_band, 1.0);
   EXPECT_LT(r.overall.top1, 1.0);
