@@ -33,7 +33,7 @@ std::unique_ptr<model::xgb::Booster> fit_booster(const Dataset& d, std::size_t c
                                                        {"eta", std::to_string(p.eta)},
                                                        {"subsample", "0.8"},
                                                        {"colsample_bytree", "0.8"},
-                                                       {"min_child_weight", "5"},
+                                                       {"min_child_weight", std::to_string(p.min_child_weight)},
                                                        {"seed", std::to_string(p.seed)},
                                                        {"nthread", std::to_string(p.threads)},
                                                        {"verbosity", "0"}};

@@ -42,6 +42,7 @@ struct BoostParams {
   int max_depth = 10;
   int threads = 2;
   int seed = 0;
+  double min_child_weight = 5;
   int num_class = 0;  // multi:softprob
 };
 

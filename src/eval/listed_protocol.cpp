@@ -156,7 +156,7 @@ BoostParams params(const ListedOptions& o, const std::string& objective) {
   BoostParams p;
   p.objective = objective;
   p.trees = o.trees, p.eta = o.eta, p.max_leaves = o.max_leaves, p.max_depth = o.max_depth;
-  p.threads = o.threads, p.seed = o.seed;
+  p.threads = o.threads, p.seed = o.seed, p.min_child_weight = o.min_child_weight;
   return p;
 }
 

@@ -38,6 +38,7 @@ struct ListedOptions {
   double eta = 0.15;
   int max_leaves = 63;
   int max_depth = 10;
+  double min_child_weight = 5;
   int threads = 2;
   int seed = 0;
   bool progress = false;    // progress line with ETA on stderr
