@@ -90,7 +90,8 @@ RegisterVerb reg("import", [](CLI::App& app) -> std::function<int()> {
   cmd->add_option("files", args->files, "input files (.gz and .bz2 are read directly)");
   cmd->add_option("--db", args->db, "the store to add to (created when absent)");
   cmd->add_option("--device", args->device,
-                  "the device the data was measured on (default: from the file, else unknown)");
+                  "the device the data was measured on: recorded with the run and as every "
+                  "problem's device field (default: from the file, else unknown)");
   cmd->add_option("--map", args->maps, "an importer setting key=value (repeatable)");
   cmd->add_option("--mapping", args->mapping, "importer settings from a JSON file");
   cmd->add_flag("--strict", args->strict, "the first unusable line is an error; nothing written");
