@@ -208,9 +208,14 @@ class FoldSelector {
   // Picks of the model and of the baseline (most frequent winner) for `test`.
   void pick(const std::vector<const Problem*>& test, std::vector<std::string>& model_picks,
             std::vector<std::string>& baseline_picks) const {
+    for (const Problem* p : test) {
+      auto order = engine_->vocabulary().winner_order(
+          p->text, candidates_of(engine_->vocabulary(), p->text));
+      baseline_picks.push_back(order.empty() ? "" : order.front());
+    }
     RowBuilder builder(*engine_);
     if (options_.method == "classify") {
-      pick_classes(test, builder, model_picks, baseline_picks);
+      pick_classes(test, builder, model_picks);
       return;
     }
     std::vector<float> x;
@@ -230,8 +235,6 @@ class FoldSelector {
       for (std::size_t j = 0; j < kernels.size(); ++j)
         if (best == kernels.size() || better(speed, listed, row + j, row + best)) best = j;
       model_picks.push_back(best < kernels.size() ? kernels[best] : "");
-      auto order = engine_->vocabulary().winner_order(test[i]->text, kernels);
-      baseline_picks.push_back(order.empty() ? "" : order.front());
       row += kernels.size();
     }
   }
@@ -293,8 +296,7 @@ class FoldSelector {
   }
 
   void pick_classes(const std::vector<const Problem*>& test, RowBuilder& builder,
-                    std::vector<std::string>& model_picks,
-                    std::vector<std::string>& baseline_picks) const {
+                    std::vector<std::string>& model_picks) const {
     const std::size_t width = engine_->vocabulary().problem_width();
     std::map<std::string, std::vector<std::size_t>> by_context;
     for (std::size_t i = 0; i < test.size(); ++i)
@@ -320,11 +322,6 @@ class FoldSelector {
         model_picks[members[r]] =
             cm.classes[std::size_t(std::max_element(first, first + std::ptrdiff_t(k)) - first)];
       }
-    }
-    for (const Problem* p : test) {
-      auto kernels = candidates_of(engine_->vocabulary(), p->text);
-      auto order = engine_->vocabulary().winner_order(p->text, kernels);
-      baseline_picks.push_back(order.empty() ? "" : order.front());
     }
   }
 
