@@ -8,10 +8,10 @@
 #include <ostream>
 
 #include "bench/machine_load.h"
-#include "core/progress.h"
 #include "bench/stats.h"
 #include "core/error.h"
 #include "core/hardware.h"
+#include "core/progress.h"
 #include "data/store.h"
 #include "ops/operation.h"
 
@@ -118,8 +118,7 @@ void timed_rounds(std::vector<Candidate>& candidates, const SweepSettings& s) {
     const double best = fastest_ms(candidates);
     for (size_t i = 0; i < n; ++i) {
       Candidate& c = candidates[(i + size_t(round)) % n];
-      if (int(c.times_ms.size()) >= SweepSettings::kPrunedRepeats && hopeless(c, best, s))
-        continue;
+      if (int(c.times_ms.size()) >= SweepSettings::kPrunedRepeats && hopeless(c, best, s)) continue;
       if (flusher) flusher->flush();
       guarded(c, [&] {
         auto start = std::chrono::steady_clock::now();
@@ -215,8 +214,14 @@ std::string SweepSettings::key(const std::string& op, const HardwareProfile& har
 }
 
 nlohmann::json SweepSettings::to_json() const {
-  return {{"rules", rules}, {"warmup", warmup}, {"repeat", repeat},           {"threads", threads},
-          {"cold", cold},   {"verify", verify}, {"shard", shard.to_string()}, {"seed", seed},
+  return {{"rules", rules},
+          {"warmup", warmup},
+          {"repeat", repeat},
+          {"threads", threads},
+          {"cold", cold},
+          {"verify", verify},
+          {"shard", shard.to_string()},
+          {"seed", seed},
           {"prune_factor", prune_factor}};
 }
 
