@@ -113,6 +113,8 @@ std::function<int()> setup(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--transfer-trees", a->protocol_job.transfer.trees, "transfer: boosting rounds")
       ->capture_default_str();
+  cmd->add_option("--where", a->protocol_job.where,
+                  "strict/transfer: only problems with these fields, e.g. dir=F,dtype=fp32");
   cmd->add_option("--top-k", a->protocol_job.transfer.top_k,
                   "transfer: measure the predicted top k on the new device")
       ->capture_default_str();

@@ -208,9 +208,10 @@ class FoldSelector {
   // Picks of the model and of the baseline (most frequent winner) for `test`.
   void pick(const std::vector<const Problem*>& test, std::vector<std::string>& model_picks,
             std::vector<std::string>& baseline_picks) const {
+    std::vector<std::vector<std::string>> candidates;
     for (const Problem* p : test) {
-      auto order = engine_->vocabulary().winner_order(
-          p->text, candidates_of(engine_->vocabulary(), p->text));
+      candidates.push_back(candidates_of(engine_->vocabulary(), p->text));
+      auto order = engine_->vocabulary().winner_order(p->text, candidates.back());
       baseline_picks.push_back(order.empty() ? "" : order.front());
     }
     RowBuilder builder(*engine_);
@@ -219,11 +220,7 @@ class FoldSelector {
       return;
     }
     std::vector<float> x;
-    std::vector<std::vector<std::string>> candidates;
-    for (const Problem* p : test) {
-      candidates.push_back(candidates_of(engine_->vocabulary(), p->text));
-      builder.append(p->text, candidates.back(), x);
-    }
+    for (std::size_t i = 0; i < test.size(); ++i) builder.append(test[i]->text, candidates[i], x);
     std::vector<float> speed =
         speed_ ? predict_rows(*speed_, x, cols_, options_.threads) : std::vector<float>{};
     std::vector<float> listed =
@@ -390,16 +387,14 @@ ListedReport evaluate_listed(const std::vector<data::Measurement>& rows,
   }
   progress.finish();
   summarize_all(outcomes, report.overall, report.by_context);
-  for (const auto& o : outcomes) report.picks.push_back(o.pick);
+  for (const auto& o : outcomes) report.worst.push_back(o.pick);
   auto worse = [](const ListedPick& a, const ListedPick& b) {
     return a.unlisted != b.unlisted ? a.unlisted : a.efficiency < b.efficiency;
   };
-  report.worst = report.picks;
   std::size_t keep = std::min<std::size_t>(10, report.worst.size());
   std::partial_sort(report.worst.begin(), report.worst.begin() + std::ptrdiff_t(keep),
                     report.worst.end(), worse);
   report.worst.resize(keep);
-  if (!o.keep_picks) report.picks.clear();
   summarize_all(baseline, report.baseline, report.baseline_by_context);
   report.train_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -41,8 +41,7 @@ struct ListedOptions {
   double min_child_weight = 5;
   int threads = 2;
   int seed = 0;
-  bool progress = false;    // progress line with ETA on stderr
-  bool keep_picks = false;  // fill ListedReport::picks
+  bool progress = false;  // progress line with ETA on stderr
   // top1_tie_band counts a listed pick within this relative time of the best as a hit (as
   // kselect eval's top1 does for measured data); top1 is exact.
   double tie_band = 0.02;
@@ -73,7 +72,6 @@ struct ListedReport {
   ListedStats overall, baseline;
   std::vector<ListedStats> by_context, baseline_by_context;
   std::vector<ListedPick> worst;  // the 10 lowest-efficiency picks (unlisted first)
-  std::vector<ListedPick> picks;  // every pick, when ListedOptions::keep_picks
   double train_seconds = 0;
   nlohmann::json to_json() const;
 };

@@ -12,14 +12,19 @@ ProtocolOutcome run_protocol(const ProtocolJob& job) {
                      "unknown protocol '" + job.protocol + "' (expected strict or transfer)");
   data::Store store(job.db, {.read_only = true});
   auto rows = store.read_measurements({.op = "generic"});
-  if (!job.dtype.empty())
-    std::erase_if(rows, [&](const data::Measurement& m) {
-      return KeyValues::parse(m.problem).get("dtype").value_or("") != job.dtype;
-    });
+  // --dtype and --where select problems by their field values.
+  KeyValues wanted = KeyValues::parse(job.where, "--where");
+  if (!job.dtype.empty()) wanted.set("dtype", job.dtype);
+  std::erase_if(rows, [&](const data::Measurement& m) {
+    const KeyValues fields = KeyValues::parse(m.problem);
+    for (const auto& [key, value] : wanted.items())
+      if (fields.get(key).value_or("") != value) return true;
+    return false;
+  });
   if (rows.empty())
     throw InputError(job.db, 0, "op",
                      "no imported (generic) measurements" +
-                         (job.dtype.empty() ? std::string() : " with dtype " + job.dtype) +
+                         (wanted.items().empty() ? std::string() : " with " + wanted.to_string()) +
                          " in the store: the " + job.protocol +
                          " protocol evaluates imported data (kselect import)");
   const auto configs = store.kernel_configs("generic");
@@ -35,6 +40,7 @@ ProtocolOutcome run_protocol(const ProtocolJob& job) {
   }
   out.json["db"] = job.db;
   out.json["dtype"] = job.dtype.empty() ? "any" : job.dtype;
+  out.json["where"] = wanted.to_string();
   return out;
 }
 

@@ -14,6 +14,7 @@ struct ProtocolJob {
   std::string db;
   std::string protocol;  // "strict" or "transfer"
   std::string dtype;     // "" = every dtype; else only problems with this dtype field
+  std::string where;     // "" or "key=value,...": only problems with these field values
   ListedOptions listed;
   TransferOptions transfer;
 };

@@ -84,6 +84,14 @@ TEST(EvalProtocolsCli, StrictProtocolOnAnImportedFindDb) {
   EXPECT_LE(j["worst"].size(), 10u);
   EXPECT_EQ(j["slices"]["context"].size(), 2u);
   EXPECT_EQ(run_cli({"eval", "--protocol", "strict", "--db", db, "--method", "magic"}).code, 3);
+
+  auto forward = run_cli(
+      {"eval", "--protocol", "strict", "--db", db, "--trees", "20", "--where", "dir=F", "--json"});
+  ASSERT_EQ(forward.code, 0) << forward.out;
+  auto f = nlohmann::json::parse(forward.out);
+  EXPECT_EQ(f["problems"], 60);
+  EXPECT_EQ(f["slices"]["context"].size(), 1u);
+  EXPECT_EQ(run_cli({"eval", "--protocol", "strict", "--db", db, "--where", "dir=X"}).code, 3);
 }
 
 }  // namespace
