@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <map>
 #include <memory>
@@ -45,6 +46,7 @@ struct Candidate {
   std::string failure;  // non-empty once the kernel threw or gave a wrong result
   bool verified = false;
   double fastest_ms = 0;  // fastest run so far (0: none yet), for pruning
+  int calls_per_sample = 1;
 };
 
 data::Measurement invalid_row(const std::string& op, const std::string& problem,
@@ -79,12 +81,21 @@ double fastest_ms(const std::vector<Candidate>& candidates) {
   return best;
 }
 
+// Enough back-to-back calls for a sample of at least min_sample_us, from one call's time.
+int calls_per_sample(double call_ms, const SweepSettings& s) {
+  if (s.cold || s.min_sample_us <= 0 || call_ms <= 0 || call_ms * 1e3 >= s.min_sample_us) return 1;
+  double calls = std::ceil(s.min_sample_us / std::max(call_ms * 1e3, 1e-3));
+  return int(std::min(calls, double(SweepSettings::kMaxCallsPerSample)));
+}
+
 bool hopeless(const Candidate& c, double best, const SweepSettings& s) {
   return s.prune_factor > 0 && best > 0 && c.fastest_ms > s.prune_factor * best;
 }
 
 // The first warm-up run of every candidate is timed as a probe; candidates the probes show to
-// be hopeless skip the rest of their warm-up.
+// be hopeless skip the rest of their warm-up. The other warm-up runs are timed too, so the
+// number of calls per timed sample comes from the fastest warm run rather than the probe,
+// which may include first-touch costs.
 void warm_up_and_verify(std::vector<Candidate>& candidates, const SweepSettings& s) {
   if (s.warmup > 0)
     for (Candidate& c : candidates)
@@ -97,7 +108,12 @@ void warm_up_and_verify(std::vector<Candidate>& candidates, const SweepSettings&
   for (Candidate& c : candidates) {
     guarded(c, [&] {
       if (!hopeless(c, best, s))
-        for (int i = 1; i < s.warmup; ++i) c.bound->run();
+        for (int i = 1; i < s.warmup; ++i) {
+          auto start = std::chrono::steady_clock::now();
+          c.bound->run();
+          c.fastest_ms = std::min(c.fastest_ms, elapsed_ms(start));
+        }
+      c.calls_per_sample = calls_per_sample(c.fastest_ms, s);
       if (!s.verify) return;
       c.bound->run();  // the output buffer is shared: verify right after this kernel's run
       std::string why = c.bound->verify();
@@ -122,8 +138,8 @@ void timed_rounds(std::vector<Candidate>& candidates, const SweepSettings& s) {
       if (flusher) flusher->flush();
       guarded(c, [&] {
         auto start = std::chrono::steady_clock::now();
-        c.bound->run();
-        double ms = elapsed_ms(start);
+        for (int call = 0; call < c.calls_per_sample; ++call) c.bound->run();
+        double ms = elapsed_ms(start) / c.calls_per_sample;
         c.times_ms.push_back(ms);
         // Timed runs replace the warm-up probe, which may include first-touch costs.
         c.fastest_ms = c.times_ms.size() == 1 ? ms : std::min(c.fastest_ms, ms);
@@ -210,7 +226,9 @@ bool is_busy(double load1, double other_cpu, int threads) {
 std::string SweepSettings::key(const std::string& op, const HardwareProfile& hardware) const {
   return "op=" + op + ";hw=" + hardware.summary() + ";threads=" + std::to_string(threads) +
          ";warmup=" + std::to_string(warmup) + ";repeat=" + std::to_string(repeat) +
-         ";cold=" + (cold ? "1" : "0") + ";seed=" + std::to_string(seed);
+         ";cold=" + (cold ? "1" : "0") + ";seed=" + std::to_string(seed) +
+         // Single-call timings (0) keep the key of the sweeps made before this setting existed.
+         (cold || min_sample_us <= 0 ? "" : ";min_sample_us=" + std::to_string(min_sample_us));
 }
 
 nlohmann::json SweepSettings::to_json() const {
@@ -222,7 +240,8 @@ nlohmann::json SweepSettings::to_json() const {
           {"verify", verify},
           {"shard", shard.to_string()},
           {"seed", seed},
-          {"prune_factor", prune_factor}};
+          {"prune_factor", prune_factor},
+          {"min_sample_us", min_sample_us}};
 }
 
 void SweepSettings::validate() const {
@@ -231,6 +250,8 @@ void SweepSettings::validate() const {
   if (threads < 1 || threads > 4096) throw InputError("", 0, "threads", "must be in 1..4096");
   if (!(prune_factor == 0 || prune_factor >= 1.5))
     throw InputError("", 0, "prune-factor", "must be 0 (off) or at least 1.5");
+  if (min_sample_us < 0 || min_sample_us > 1000000)
+    throw InputError("", 0, "min-sample-us", "must be in 0..1000000");
 }
 
 nlohmann::json SweepSummary::to_json() const {

@@ -32,6 +32,11 @@ struct SweepSettings {
   // pick, and on skinny problems they take most of a sweep's time. 0 measures everything fully.
   double prune_factor = 3;
   static constexpr int kPrunedRepeats = 3;
+  // A timed sample runs the kernel back to back until it lasts at least this long and records
+  // the time per call: a single call of a sub-microsecond kernel is dominated by clock and
+  // call overhead. 0 times single calls. Ignored with `cold` (every call must start cold).
+  int min_sample_us = 100;
+  static constexpr int kMaxCallsPerSample = 100000;
   Shard shard;
   unsigned seed = 1;     // input data
   bool progress = true;  // progress line on the log stream

@@ -111,6 +111,9 @@ RegisterVerb reg("bench", [](CLI::App& app) -> std::function<int()> {
                   "Kernels this many times slower than the fastest stop after 3 timed runs "
                   "(0: measure all fully)")
       ->capture_default_str();
+  cmd->add_option("--min-sample-us", a->settings.min_sample_us,
+                  "A timed sample repeats the kernel until it lasts this long (0: one call)")
+      ->capture_default_str();
   cmd->add_option("--seed", a->settings.seed, "Seed of the input data")->capture_default_str();
   cmd->add_flag("--cold", a->settings.cold, "Evict the caches before every timed run");
   cmd->add_flag("--verify", a->settings.verify, "Check each kernel's result once");

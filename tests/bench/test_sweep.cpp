@@ -2,11 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <sstream>
 
 #include "../data/temp_dir.h"
 #include "bench/stability.h"
+#include "core/hardware.h"
 #include "data/store.h"
 #include "fake_operation.h"
 
@@ -68,6 +70,32 @@ TEST(Sweep, PrunesHopelessKernelsAfterAFewRuns) {
   s.prune_factor = 4;  // within the factor: nothing is pruned
   auto kept = by_kernel(measure_problem(op, "size=300,dtype=a", {"fast", "slow"}, s));
   EXPECT_EQ(kept["slow"].repeats_ms.size(), 8u);
+}
+
+TEST(Sweep, ShortKernelsAreTimedOverManyCallsPerSample) {
+  FakeOperation op;
+  SweepSettings s = quick();
+  s.warmup = 2, s.repeat = 3, s.min_sample_us = 300;  // "fast" spins 10 us: 30 calls a sample
+  auto start = std::chrono::steady_clock::now();
+  auto rows = by_kernel(measure_problem(op, "size=10,dtype=a", {"fast"}, s));
+  double wall_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(rows["fast"].valid);
+  EXPECT_EQ(rows["fast"].repeats_ms.size(), 3u);
+  EXPECT_GE(rows["fast"].min_ms, 0.010);  // a time per call, not per sample
+  EXPECT_LT(rows["fast"].min_ms, 0.3);
+  EXPECT_GE(wall_ms, 3 * 0.3);  // three samples of at least 300 us each
+}
+
+TEST(Sweep, MinSampleTimeIsPartOfTheResumeKey) {
+  SweepSettings s;
+  HardwareProfile hw = host_hardware();
+  s.min_sample_us = 0;
+  EXPECT_EQ(s.key("gemm", hw).find("min_sample_us"), std::string::npos);  // the old key
+  s.min_sample_us = 100;
+  EXPECT_NE(s.key("gemm", hw).find(";min_sample_us=100"), std::string::npos);
+  s.cold = true;  // every cold call is timed alone
+  EXPECT_EQ(s.key("gemm", hw).find("min_sample_us"), std::string::npos);
 }
 
 TEST(Sweep, WithoutVerifyWrongKernelsAreNotChecked) {
@@ -135,6 +163,8 @@ TEST(Sweep, RejectsBadSettings) {
   s.repeat = 1, s.threads = 0;
   EXPECT_THROW(s.validate(), InputError);
   s.threads = 1, s.prune_factor = 1.2;  // would prune kernels within noise of the best
+  EXPECT_THROW(s.validate(), InputError);
+  s.prune_factor = 3, s.min_sample_us = -1;
   EXPECT_THROW(s.validate(), InputError);
 }
 
