@@ -95,9 +95,13 @@ const std::vector<std::string> kCpuAdditions = {"bytes_per_element",
                                                 "log2_flops_per_task",
                                                 "packed_bytes_per_flop",
                                                 "mem_reads_a_strided",
-                                                "mem_reads_b_strided"};
+                                                "mem_reads_b_strided",
+                                                "log2_micro_calls",
+                                                "log2_flops_per_micro_call",
+                                                "b_panel_l2_ratio",
+                                                "streamed_slice_l1_ratio"};
 
-constexpr int kFullCount = 43 + 17 + 12 + 22;
+constexpr int kFullCount = 43 + 17 + 12 + 26;
 
 const std::vector<std::string> kCategorical = {"layout", "pipeline", "scheduler", "epilogue"};
 
@@ -141,6 +145,35 @@ double fill(double dim, double tile) {
 double flag(bool b) {
   return b ? 1.0 : 0.0;
 }
+// Micro-kernel calls along one dimension: the dimension is cut into warp blocks of `sub`, each
+// walked in register tiles of `micro`; the last block may be partial.
+double micro_calls(double dim, double sub, double micro) {
+  const double full_blocks = std::floor(dim / sub), rest = dim - full_blocks * sub;
+  return full_blocks * ceil_div(sub, micro) + ceil_div(rest, micro);
+}
+
+// How the CPU driver (kernels/driver.cpp) spends a run: micro-kernel calls and the operand
+// slices they reuse from cache.
+struct DriverCosts {
+  double calls;           // micro-kernel calls of the whole problem
+  double b_panel_bytes;   // B a task reads over its K range (packed, or in place for mem)
+  double streamed_bytes;  // the operand slice the scheduler's inner loop re-reads from L1
+};
+
+DriverCosts driver_costs(double m, double n, double k, double sk, double bpe, const GemmConfig& c) {
+  const double sub_m = double(c.tile_m) / c.warp_m, sub_n = double(c.tile_n) / c.warp_n;
+  const double ks = double(c.tile_k) / c.warp_k;
+  const double k_slices = ceil_div(k, ks);
+  DriverCosts d;
+  d.calls = micro_calls(m, sub_m, c.warp_tile_m) * micro_calls(n, sub_n, c.warp_tile_n) * k_slices;
+  d.b_panel_bytes = ceil_div(k, sk) * std::min(sub_n, n) * bpe;
+  // intrawave walks the A register panels inside each B panel (A slice re-read per B panel);
+  // interwave the other way round.
+  const double inner_rows =
+      c.scheduler == Scheduler::kIntrawave ? std::min(sub_m, m) : std::min(sub_n, n);
+  d.streamed_bytes = inner_rows * std::min(ks, k) * bpe;
+  return d;
+}
 
 // All features of one (problem, kernel) pair in the full `kselect` order.
 void compute_row(const GemmProblem& p, const GemmConfig& c, const features::HardwareFeatures& hw,
@@ -169,6 +202,7 @@ void compute_row(const GemmProblem& p, const GemmConfig& c, const features::Hard
   const double packed = is_mem                            ? 0.0
                         : c.pipeline == Pipeline::kCompV3 ? k * n * bpe
                                                           : (k * n + m * k * tiles_n) * bpe;
+  const DriverCosts driver = driver_costs(m, n, k, sk, bpe, c);
 
   const double values[] = {
       // CK core (43)
@@ -269,6 +303,10 @@ void compute_row(const GemmProblem& p, const GemmConfig& c, const features::Hard
       packed / std::max(2.0 * mnk, 1.0),
       flag(is_mem && !a_row_major(p.layout)),
       flag(is_mem && !b_row_major(p.layout)),
+      std::log2(std::max(driver.calls, 1.0)),
+      std::log2(std::max(2.0 * mnk / std::max(driver.calls, 1.0), 1.0)),
+      driver.b_panel_bytes / std::max(hw.l2_kb * 1024.0, 1.0),
+      driver.streamed_bytes / std::max(hw.l1_kb * 1024.0, 1.0),
   };
   static_assert(std::size(values) == kFullCount);
   std::copy(std::begin(values), std::end(values), v);

@@ -114,6 +114,20 @@ TEST(GemmFeatures, FormulasMatchHandComputedValues) {
   EXPECT_EQ(f["b_row_major"], 1.0f);
   EXPECT_FLOAT_EQ(f["l1_panel_ratio"], (8.0f + 32) * 32 * 4 / 49152);
   EXPECT_FLOAT_EQ(f["l2_block_ratio"], 24576.0f / (1024 * 1024));
+  // Driver costs: warp blocks 32 x 128, K slices of 32, register tiles 8 x 32. Rows: 3 full
+  // blocks of 4 tiles + a 4-row rest (1 tile) = 13; columns: 4 + ceil(72/32) = 7; K: 10 slices.
+  EXPECT_FLOAT_EQ(f["log2_micro_calls"], float(std::log2(13.0 * 7 * 10)));
+  EXPECT_FLOAT_EQ(f["log2_flops_per_micro_call"], float(std::log2(12e6 / 910)));
+  EXPECT_FLOAT_EQ(f["b_panel_l2_ratio"], 300.0f * 128 * 4 / (1024 * 1024));  // whole K x 128
+  EXPECT_FLOAT_EQ(f["streamed_slice_l1_ratio"], 32.0f * 32 * 4 / 49152);     // intrawave: A
+}
+
+TEST(GemmFeatures, InterwaveStreamsTheBSlice) {
+  GemmProblem p = GemmProblem::parse("m=100,n=200,k=300,layout=crr,dtype=fp32");
+  GemmConfig c = sample_config();
+  c.scheduler = Scheduler::kInterwave;
+  EXPECT_FLOAT_EQ(features_of(p, c, test_hardware())["streamed_slice_l1_ratio"],
+                  128.0f * 32 * 4 / 49152);
 }
 
 TEST(GemmFeatures, WaveQuantizationCountsIdleCores) {
