@@ -193,6 +193,7 @@ nlohmann::json params_json(const TrainOptions& o) {
           {"alpha", o.alpha},
           {"min_child_weight", o.min_child_weight},
           {"trees", o.trees},
+          {"final_trees", o.final_trees},
           {"early_stopping", o.early_stopping},
           {"folds", o.folds},
           {"seed", o.seed}};
@@ -367,6 +368,16 @@ void save_booster(const xgb::Booster& booster, const std::string& target,
   write_json(o.out_dir / ("feature_importances_" + target + ".json"), importances);
 }
 
+// Rounds of a fresh final model (TrainOptions::final_trees).
+int final_rounds(const TrainOptions& o, const TargetResult& cv) {
+  if (o.final_trees > 0 || cv.folds.empty()) return o.final_trees > 0 ? o.final_trees : o.trees;
+  double mean_best = 0;
+  for (const FoldResult& f : cv.folds) mean_best += f.best_trees;
+  mean_best /= double(cv.folds.size());
+  const double scale = o.folds > 1 ? double(o.folds) / double(o.folds - 1) : 1.0;
+  return std::clamp(int(std::lround(mean_best * scale)), 1, o.trees);
+}
+
 // Continues boosting a warm-start model, or fits a fresh final model on every row.
 void fit_final(const Dataset& d, const std::vector<std::size_t>& rows,
                const std::vector<float>& labels, const std::string& target,
@@ -374,7 +385,7 @@ void fit_final(const Dataset& d, const std::vector<std::size_t>& rows,
                RoundProgress& progress, TargetResult& result) {
   auto all = make_matrix(d, rows, labels, names, o);
   xgb::Booster booster({all.get()});
-  int rounds = o.trees;
+  int rounds = final_rounds(o, result);
   if (!o.warm_start.empty()) {
     auto file = model_file(o.warm_start, target);
     if (file.empty())
@@ -382,6 +393,8 @@ void fit_final(const Dataset& d, const std::vector<std::size_t>& rows,
     booster.load(read_file(file));
     result.previous_trees = booster.boosted_rounds();
     rounds = o.add_trees;
+  } else {
+    progress.skip(std::max(o.trees - rounds, 0));  // the total counted `trees` final rounds
   }
   set_params(booster, o);
   for (int i = 0; i < rounds; ++i) {
@@ -517,8 +530,10 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
     throw InputError("", 0, "objective",
                      "unknown objective '" + o.objective + "' (expected regression or ranking)");
   if (o.out_dir.empty()) throw InputError("", 0, "out", "no output model directory given");
-  if (o.trees < 1 || o.folds == 1 || o.folds < 0 || o.threads < 1)
-    throw InputError("", 0, "", "--trees and --threads must be >= 1, --folds 0 (no CV) or >= 2");
+  if (o.trees < 1 || o.final_trees < 0 || o.folds == 1 || o.folds < 0 || o.threads < 1)
+    throw InputError(
+        "", 0, "",
+        "--trees and --threads must be >= 1, --final-trees >= 0, --folds 0 (no CV) or >= 2");
   if (o.data_op.empty()) o.data_op = o.op;
   FeatureSpec previous;
   if (!o.warm_start.empty()) {

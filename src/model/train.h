@@ -33,6 +33,10 @@ struct TrainOptions {
   int folds = 5;                         // 0: no cross-validation (final model only, no OOF file)
   int trees = 500;
   int early_stopping = 50;  // rounds without improvement on the held-out fold
+  // Rounds of the final model: 0 = from cross-validation (the folds' mean best round count,
+  // scaled by folds / (folds - 1) for the larger training set, at most `trees`); without
+  // cross-validation `trees`. Fewer trees also make selection faster.
+  int final_trees = 0;
   int threads = 2;
   int max_leaves = 127;
   int max_depth = 12;

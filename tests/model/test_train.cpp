@@ -41,14 +41,18 @@ TEST(Train, LearnsSyntheticDataAndWritesEveryArtifact) {
   EXPECT_EQ(t.folds.size(), 5u);
   EXPECT_GT(t.overall.r2, 0.8) << "out-of-fold R2 in TFLOPS";
   EXPECT_GT(t.overall.mean_efficiency, 0.9);
-  EXPECT_EQ(t.trees, o.trees);
+  // The final model's rounds come from cross-validation: the folds' mean best round count x 5/4.
+  double mean_best = 0;
+  for (const FoldResult& f : t.folds) mean_best += f.best_trees / 5.0;
+  const int expected_trees = std::min(int(std::lround(mean_best * 1.25)), o.trees);
+  EXPECT_EQ(t.trees, expected_trees);
   for (const char* file :
        {"model_tflops.json", "feature_spec.json", "train_manifest.json", "cv_metrics_tflops.json",
         "feature_importances_tflops.json", "oof_tflops.csv"})
     EXPECT_TRUE(std::filesystem::exists(o.out_dir / file)) << file;
   auto manifest = read_json(o.out_dir / "train_manifest.json");
   EXPECT_EQ(manifest["valid_rows"], data.size() - 1);
-  EXPECT_EQ(manifest["trees"]["tflops"]["total"], o.trees);
+  EXPECT_EQ(manifest["trees"]["tflops"]["total"], expected_trees);
   auto cv = read_json(o.out_dir / "cv_metrics_tflops.json");
   EXPECT_EQ(cv["folds"].size(), 5u);
   EXPECT_TRUE(cv["folds"][0]["p10_efficiency"].is_number());
@@ -60,6 +64,16 @@ TEST(Train, LearnsSyntheticDataAndWritesEveryArtifact) {
   EXPECT_EQ(spec.log_targets, std::vector<std::string>{"tflops"});
   EXPECT_EQ(spec.scale("tflops"), 1e3);
   EXPECT_NEAR(spec.decode("tflops", spec.encode("tflops", 0.25)), 0.25, 1e-12);
+}
+
+TEST(Train, FinalTreesOverridesTheCrossValidatedRoundCount) {
+  TrainOptions o = quick_options("train_final_trees");
+  o.final_trees = 7;
+  EXPECT_EQ(train(synthetic_measurements(), o).targets[0].trees, 7);
+  o.folds = 0, o.final_trees = 0;  // no cross-validation: `trees` rounds
+  EXPECT_EQ(train(synthetic_measurements(), o).targets[0].trees, o.trees);
+  o.final_trees = -1;
+  EXPECT_NE(error_of(synthetic_measurements(), o).find("--final-trees"), std::string::npos);
 }
 
 TEST(Train, OutOfFoldFileHasOneRowPerValidMeasurementAndNeverSplitsAShape) {
