@@ -108,6 +108,9 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--final-trees", o.final_trees,
                   "Rounds of the final model (0: the folds' mean best rounds x folds/(folds-1))")
       ->capture_default_str();
+  cmd->add_option("--near-best-weight", o.near_best_weight,
+                  "Regression rows weigh efficiency^W within their problem (0: equal weights)")
+      ->capture_default_str();
   cmd->add_option("--early-stopping", o.early_stopping, "Rounds without improvement per fold")
       ->capture_default_str();
   cmd->add_option("--threads", o.threads, "Training threads")->capture_default_str();

@@ -115,6 +115,27 @@ class RoundProgress {
   long done_ = 0;
 };
 
+// Each row's efficiency within its problem: value / best (best / value for times). `rows`
+// hold whole problems (folds never split one), so the best is the problem's best.
+std::vector<double> within_problem_efficiency(const Dataset& d,
+                                              const std::vector<std::size_t>& rows,
+                                              const std::string& target) {
+  std::map<std::string, double> best;
+  const bool higher = higher_is_better(target);
+  for (auto r : rows) {
+    double v = target_value(*d.rows[r], target);
+    auto [it, fresh] = best.emplace(d.rows[r]->problem, v);
+    if (!fresh) it->second = higher ? std::max(it->second, v) : std::min(it->second, v);
+  }
+  std::vector<double> efficiency;
+  efficiency.reserve(rows.size());
+  for (auto r : rows) {
+    double v = target_value(*d.rows[r], target), b = best[d.rows[r]->problem];
+    efficiency.push_back(higher ? v / b : b / v);
+  }
+  return efficiency;
+}
+
 // Labels of `rows` for one target: log1p(value) for regression; for ranking, relevance grades
 // 0..30 from the row's efficiency within its problem (XGBoost's NDCG wants small integers).
 std::vector<float> make_labels(const Dataset& d, const std::vector<std::size_t>& rows,
@@ -126,22 +147,25 @@ std::vector<float> make_labels(const Dataset& d, const std::vector<std::size_t>&
       labels.push_back(float(spec.encode(target, target_value(*d.rows[r], target))));
     return labels;
   }
-  std::map<std::string, double> best;
-  bool higher = higher_is_better(target);
-  for (auto r : rows) {
-    double v = target_value(*d.rows[r], target);
-    auto [it, fresh] = best.emplace(d.rows[r]->problem, v);
-    if (!fresh) it->second = higher ? std::max(it->second, v) : std::min(it->second, v);
-  }
-  for (auto r : rows) {
-    double v = target_value(*d.rows[r], target), b = best[d.rows[r]->problem];
-    labels.push_back(float(std::round(30.0 * (higher ? v / b : b / v))));
-  }
+  for (double e : within_problem_efficiency(d, rows, target))
+    labels.push_back(float(std::round(30.0 * e)));
   return labels;
+}
+
+// Regression row weights efficiency^near_best_weight: the pick only depends on the order of the
+// fast kernels, so errors on kernels far from a problem's best matter less.
+std::vector<float> near_best_weights(const Dataset& d, const std::vector<std::size_t>& rows,
+                                     const std::string& target, double exponent) {
+  std::vector<float> weights;
+  weights.reserve(rows.size());
+  for (double e : within_problem_efficiency(d, rows, target))
+    weights.push_back(float(std::pow(std::max(e, 0.01), exponent)));
+  return weights;
 }
 
 std::unique_ptr<xgb::Matrix> make_matrix(const Dataset& d, const std::vector<std::size_t>& rows,
                                          const std::vector<float>& labels,
+                                         const std::string& target,
                                          const std::vector<std::string>& names,
                                          const TrainOptions& options) {
   std::vector<float> x(rows.size() * d.cols);
@@ -157,6 +181,8 @@ std::unique_ptr<xgb::Matrix> make_matrix(const Dataset& d, const std::vector<std
       ++sizes.back();
     }
     m->set_groups(sizes);
+  } else if (options.near_best_weight > 0) {
+    m->set_weights(near_best_weights(d, rows, target, options.near_best_weight));
   }
   return m;
 }
@@ -194,6 +220,7 @@ nlohmann::json params_json(const TrainOptions& o) {
           {"min_child_weight", o.min_child_weight},
           {"trees", o.trees},
           {"final_trees", o.final_trees},
+          {"near_best_weight", o.near_best_weight},
           {"early_stopping", o.early_stopping},
           {"folds", o.folds},
           {"seed", o.seed}};
@@ -314,8 +341,8 @@ void cross_validate(const Dataset& d, const std::vector<std::size_t>& rows,
       (held_out ? valid_labels : train_labels).push_back(labels[i]);
       if (held_out) valid_pos.push_back(i);
     }
-    auto train_m = make_matrix(d, train_rows, train_labels, names, o);
-    auto valid_m = make_matrix(d, valid_rows, valid_labels, names, o);
+    auto train_m = make_matrix(d, train_rows, train_labels, target, names, o);
+    auto valid_m = make_matrix(d, valid_rows, valid_labels, target, names, o);
     std::string label = target + " fold " + std::to_string(f + 1) + "/" + std::to_string(o.folds);
     FoldFit fit = fit_fold(*train_m, *valid_m, o, progress, label);
     std::vector<double> predicted;
@@ -383,7 +410,7 @@ void fit_final(const Dataset& d, const std::vector<std::size_t>& rows,
                const std::vector<float>& labels, const std::string& target,
                const std::vector<std::string>& names, const TrainOptions& o,
                RoundProgress& progress, TargetResult& result) {
-  auto all = make_matrix(d, rows, labels, names, o);
+  auto all = make_matrix(d, rows, labels, target, names, o);
   xgb::Booster booster({all.get()});
   int rounds = final_rounds(o, result);
   if (!o.warm_start.empty()) {
@@ -530,6 +557,8 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
     throw InputError("", 0, "objective",
                      "unknown objective '" + o.objective + "' (expected regression or ranking)");
   if (o.out_dir.empty()) throw InputError("", 0, "out", "no output model directory given");
+  if (!(o.near_best_weight >= 0 && o.near_best_weight <= 16))
+    throw InputError("", 0, "near-best-weight", "must be in 0..16");
   if (o.trees < 1 || o.final_trees < 0 || o.folds == 1 || o.folds < 0 || o.threads < 1)
     throw InputError(
         "", 0, "",

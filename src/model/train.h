@@ -37,6 +37,9 @@ struct TrainOptions {
   // scaled by folds / (folds - 1) for the larger training set, at most `trees`); without
   // cross-validation `trees`. Fewer trees also make selection faster.
   int final_trees = 0;
+  // Regression rows weigh efficiency^near_best_weight (efficiency within the problem, 0: all
+  // rows weigh 1): capacity goes to ordering the fast kernels, which decide the pick.
+  double near_best_weight = 0;
   int threads = 2;
   int max_leaves = 127;
   int max_depth = 12;

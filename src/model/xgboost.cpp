@@ -26,6 +26,10 @@ void Matrix::set_labels(const std::vector<float>& labels) {
   check(XGDMatrixSetFloatInfo(handle_, "label", labels.data(), labels.size()));
 }
 
+void Matrix::set_weights(const std::vector<float>& weights) {
+  check(XGDMatrixSetFloatInfo(handle_, "weight", weights.data(), weights.size()));
+}
+
 void Matrix::set_groups(const std::vector<unsigned>& sizes) {
   check(XGDMatrixSetUIntInfo(handle_, "group", sizes.data(), sizes.size()));
 }

@@ -76,6 +76,19 @@ TEST(Train, FinalTreesOverridesTheCrossValidatedRoundCount) {
   EXPECT_NE(error_of(synthetic_measurements(), o).find("--final-trees"), std::string::npos);
 }
 
+TEST(Train, NearBestWeightsChangeTheFitAndAreRecorded) {
+  TrainOptions o = quick_options("train_weights");
+  o.folds = 0;
+  train(synthetic_measurements(), o);
+  std::string plain_model = read_file(o.out_dir / "model_tflops.json");
+  o.near_best_weight = 4;
+  train(synthetic_measurements(), o);
+  EXPECT_NE(read_file(o.out_dir / "model_tflops.json"), plain_model);
+  EXPECT_EQ(FeatureSpec::load(o.out_dir).params["near_best_weight"], 4.0);
+  o.near_best_weight = -1;
+  EXPECT_NE(error_of(synthetic_measurements(), o).find("near-best-weight"), std::string::npos);
+}
+
 TEST(Train, OutOfFoldFileHasOneRowPerValidMeasurementAndNeverSplitsAShape) {
   auto data = synthetic_measurements();
   TrainOptions o = quick_options("train_oof");
