@@ -111,6 +111,13 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--near-best-weight", o.near_best_weight,
                   "Regression rows weigh efficiency^W within their problem (0: equal weights)")
       ->capture_default_str();
+  cmd->add_option("--eta", o.eta, "Learning rate")->capture_default_str();
+  cmd->add_option("--max-leaves", o.max_leaves, "Leaves per tree")->capture_default_str();
+  cmd->add_option("--max-depth", o.max_depth, "Depth per tree")->capture_default_str();
+  cmd->add_option("--min-child-weight", o.min_child_weight, "Least row weight in a leaf")
+      ->capture_default_str();
+  cmd->add_option("--subsample", o.subsample, "Rows sampled per tree")->capture_default_str();
+  cmd->add_option("--colsample", o.colsample, "Features sampled per tree")->capture_default_str();
   cmd->add_option("--early-stopping", o.early_stopping, "Rounds without improvement per fold")
       ->capture_default_str();
   cmd->add_option("--threads", o.threads, "Training threads")->capture_default_str();

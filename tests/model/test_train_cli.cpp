@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/store.h"
+#include "model/feature_spec.h"
 #include "synthetic.h"
 #include "train_fixture.h"
 
@@ -50,11 +51,22 @@ TEST(TrainCli, TrainsFromADatabaseAndPredictsRankedKernels) {
   std::string db = make_store("cli_train");
   auto model = testing::scratch_dir("cli_model");
   Result t = run_cli("train --db " + db + " --out " + model.string() +
-                     " --trees 30 --folds 3 --threads 1 --target all --json");
+                     " --trees 30 --folds 3 --threads 1 --target all --json --eta 0.2"
+                     " --max-leaves 15 --max-depth 6 --min-child-weight 3 --subsample 0.9"
+                     " --colsample 0.7 --final-trees 12 --near-best-weight 1");
   ASSERT_EQ(t.rc, 0) << t.out;
   auto result = nlohmann::json::parse(t.out);
   EXPECT_EQ(result["targets"].size(), 3u);
+  EXPECT_EQ(result["targets"][0]["trees"], 12);
   EXPECT_EQ(result["unique_shapes"], 84);
+  auto params = model::FeatureSpec::load(model).params;  // every option reaches XGBoost's params
+  EXPECT_EQ(params["eta"], 0.2);
+  EXPECT_EQ(params["max_leaves"], 15);
+  EXPECT_EQ(params["max_depth"], 6);
+  EXPECT_EQ(params["min_child_weight"], 3.0);
+  EXPECT_EQ(params["subsample"], 0.9);
+  EXPECT_EQ(params["colsample_bytree"], 0.7);
+  EXPECT_EQ(params["near_best_weight"], 1.0);
 
   Result p =
       run_cli("predict --model " + model.string() +
