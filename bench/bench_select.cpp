@@ -29,9 +29,10 @@ std::vector<std::string> names(const std::vector<gemm::GemmConfig>& configs) {
   return out;
 }
 
-const select::Ranker& ranker() {
-  static const select::Ranker r = [] {
-    if (const char* dir = std::getenv("KSELECT_BENCH_MODEL")) return select::Ranker::load(dir);
+// The model directory: $KSELECT_BENCH_MODEL, or one trained here once on synthetic data.
+const std::filesystem::path& model_dir() {
+  static const std::filesystem::path dir = [] {
+    if (const char* given = std::getenv("KSELECT_BENCH_MODEL")) return std::filesystem::path(given);
     model::TrainOptions o;
     o.out_dir = std::filesystem::temp_directory_path() / "kselect_bench_select_model";
     o.folds = 0;
@@ -39,7 +40,23 @@ const select::Ranker& ranker() {
     o.threads = 2;
     std::cerr << "training a 500-tree model on synthetic data...\n";
     model::train(synthetic::random_measurements(candidates(), 200, 11), o);
-    return select::Ranker::load(o.out_dir);
+    return o.out_dir;
+  }();
+  return dir;
+}
+
+const select::Ranker& ranker() {
+  static const select::Ranker r = select::Ranker::load(model_dir());
+  return r;
+}
+
+// The same model with two-stage scoring: $KSELECT_BENCH_CASCADE (P:S), default 64:32.
+const select::Ranker& cascaded_ranker() {
+  static const select::Ranker r = [] {
+    select::Ranker loaded = select::Ranker::load(model_dir());
+    const char* cascade = std::getenv("KSELECT_BENCH_CASCADE");
+    loaded.set_cascade(select::Cascade::parse(cascade ? cascade : "64:32"));
+    return loaded;
   }();
   return r;
 }
@@ -48,19 +65,28 @@ const std::string kProblem = "m=128,n=1536,k=7168,layout=rcr,dtype=fp32";
 
 // The fast path: a prepared candidate block, scores in input order. Arg: candidate count
 // (0 = every fp32/rcr kernel of the full set).
-void BM_ScorePrepared(benchmark::State& state) {
+void score_prepared(benchmark::State& state, const select::Ranker& r) {
   auto kernel_names = names(candidates());
   if (state.range(0) > 0) kernel_names.resize(std::size_t(state.range(0)));
-  auto block = ranker().prepare(kernel_names);
+  auto block = r.prepare(kernel_names);
   std::vector<double> scores;
   for (auto _ : state) {
-    ranker().score(kProblem, *block, scores);
+    r.score(kProblem, *block, scores);
     benchmark::DoNotOptimize(scores.data());
   }
   state.counters["candidates"] = double(kernel_names.size());
-  state.counters["trees"] = double(ranker().spec().params.value("trees", 0));
+  state.counters["trees"] = double(r.num_trees());
+}
+void BM_ScorePrepared(benchmark::State& state) {
+  score_prepared(state, ranker());
 }
 BENCHMARK(BM_ScorePrepared)->Arg(300)->Arg(0)->Unit(benchmark::kMicrosecond);
+
+// Two-stage scoring (select::Cascade): the pick's score is exact, the tail is cut early.
+void BM_ScoreCascade(benchmark::State& state) {
+  score_prepared(state, cascaded_ranker());
+}
+BENCHMARK(BM_ScoreCascade)->Arg(300)->Arg(0)->Unit(benchmark::kMicrosecond);
 
 // Everything `kselect predict` does after loading: names, all target models, sorting.
 void BM_RankByName(benchmark::State& state) {

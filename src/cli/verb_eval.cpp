@@ -81,6 +81,9 @@ std::function<int()> setup(CLI::App& app) {
   auto* heldout = cmd->add_flag("--heldout", a->heldout,
                                 "Rank the database's problems with the model (unseen data)");
   oof->excludes(heldout);
+  cmd->add_option("--cascade", a->job.cascade,
+                  "Held-out: score all candidates with P trees, finish the best S (P:S or off)")
+      ->capture_default_str();
   cmd->add_option("--oof-file", a->job.oof_file,
                   "Out-of-fold CSV (problem,kernel,fold,predicted,measured); default "
                   "<model>/oof_<target>.csv");

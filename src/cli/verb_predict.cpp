@@ -17,6 +17,7 @@ struct PredictArgs {
   bool rules_given = false;
   int top = 10;
   bool json = false;
+  std::string cascade = "off";
 };
 
 // A rule set's supported kernels, or for a generic model the kernels it saw in training with
@@ -62,6 +63,7 @@ void print_table(const std::vector<select::Scored>& ranked, bool latency, bool t
 
 int run(const PredictArgs& a) {
   auto ranker = select::Ranker::load(a.model);
+  ranker.set_cascade(select::Cascade::parse(a.cascade));
   const std::string& op_name = a.op.empty() ? ranker.spec().op : a.op;
   if (op_name != ranker.spec().op)
     throw InputError("", 0, "op",
@@ -97,6 +99,9 @@ std::function<int()> setup(CLI::App& app) {
       ->capture_default_str()
       ->each([args](const std::string&) { args->rules_given = true; });
   cmd->add_option("--top", args->top, "Show the best N (0: all)")->capture_default_str();
+  cmd->add_option("--cascade", args->cascade,
+                  "Score all candidates with P trees, finish the best S (P:S or off)")
+      ->capture_default_str();
   cmd->add_flag("--json", args->json, "Print JSON");
   return [args] { return run(*args); };
 }

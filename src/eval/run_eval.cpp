@@ -76,6 +76,7 @@ std::vector<Prediction> held_out(const EvalJob& job,
   if (job.model_dir.empty())
     throw InputError("", 0, "model", "held-out evaluation needs a model directory");
   auto ranker = select::Ranker::load(job.model_dir, host_hardware(), kernel_configs);
+  ranker.set_cascade(select::Cascade::parse(job.cascade));
   std::map<std::string, std::vector<std::string>> candidates;
   for (const auto& m : measurements)
     if (m.valid) candidates[m.problem].push_back(m.kernel);

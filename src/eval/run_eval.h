@@ -25,6 +25,7 @@ struct EvalJob {
                                   // (generic: the most frequent winner per context)
   EvalOptions options;            // cores 0: the threads the database's sweep used
   bool progress = false;          // progress line on stderr (held-out)
+  std::string cascade = "off";    // held-out: two-stage scoring "P:S" (select::Cascade)
 };
 
 struct EvalOutcome {

@@ -136,21 +136,30 @@ void Forest::walk_lanes(std::size_t tree, const float* const* rows, float* out) 
   for (int l = 0; l < kLanes; ++l) out[l] += at[l]->value;
 }
 
-void Forest::predict(const float* rows, std::size_t n, std::size_t stride, float* out) const {
+void Forest::accumulate(const float* const* rows, std::size_t n, std::size_t first,
+                        std::size_t last, float* out) const {
   // Blocks of rows go through one tree at a time so that the tree stays in cache; each row
   // still adds its leaves in tree order, as XGBoost does.
   constexpr std::size_t kBlock = 64, kLanes = 8;
+  last = std::min(last, roots_.size());
   for (std::size_t begin = 0; begin < n; begin += kBlock) {
     const std::size_t end = std::min(n, begin + kBlock);
-    const float* row_ptr[kBlock];
+    for (std::size_t tree = first; tree < last; ++tree) {
+      std::size_t r = begin;
+      for (; r + kLanes <= end; r += kLanes) walk_lanes<kLanes>(tree, rows + r, out + r);
+      for (; r < end; ++r) walk_lanes<1>(tree, rows + r, out + r);
+    }
+  }
+}
+
+void Forest::predict(const float* rows, std::size_t n, std::size_t stride, float* out) const {
+  constexpr std::size_t kBlock = 64;
+  const float* row_ptr[kBlock];
+  for (std::size_t begin = 0; begin < n; begin += kBlock) {
+    const std::size_t end = std::min(n, begin + kBlock);
     for (std::size_t r = begin; r < end; ++r)
       out[r] = base_score_, row_ptr[r - begin] = rows + r * stride;
-    for (std::size_t tree = 0; tree < roots_.size(); ++tree) {
-      std::size_t r = begin;
-      for (; r + kLanes <= end; r += kLanes)
-        walk_lanes<kLanes>(tree, row_ptr + (r - begin), out + r);
-      for (; r < end; ++r) walk_lanes<1>(tree, row_ptr + (r - begin), out + r);
-    }
+    accumulate(row_ptr, end - begin, 0, roots_.size(), out + begin);
   }
 }
 

@@ -33,6 +33,10 @@ class Forest {
 
   // Margins of `n` rows; row r starts at rows + r * stride.
   void predict(const float* rows, std::size_t n, std::size_t stride, float* out) const;
+  // Adds the leaves of trees [first, last) to out[i] for row rows[i]: predict() is base_score
+  // plus every tree, and running a prefix, then the rest, gives the same margin bit for bit.
+  void accumulate(const float* const* rows, std::size_t n, std::size_t first, std::size_t last,
+                  float* out) const;
 
  private:
   // Children of node i are adjacent (right = left + 1). The top bit of `feature` holds

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "core/error.h"
+#include "core/key_values.h"
 
 namespace kselect::select {
 
@@ -58,20 +60,62 @@ void Ranker::predict(const TargetModel& m, std::size_t rows, std::vector<float>&
   m.forest.predict(rows_.data(), rows, all_columns_.size(), raw.data());
 }
 
+Cascade Cascade::parse(const std::string& text) {
+  if (text == "off" || text.empty()) return {};
+  auto colon = text.find(':');
+  std::optional<long> prefix, survivors;
+  if (colon != std::string::npos) {
+    prefix = parse_int(std::string_view(text).substr(0, colon));
+    survivors = parse_int(std::string_view(text).substr(colon + 1));
+  }
+  if (!prefix || !survivors || *prefix < 1 || *survivors < 1)
+    throw InputError(
+        "", 0, "cascade",
+        "expected P:S (prefix trees, survivors, both >= 1) or off, got '" + text + "'");
+  return {std::size_t(*prefix), std::size_t(*survivors)};
+}
+
+void Ranker::primary_margins(std::size_t n, std::vector<double>& out) const {
+  const TargetModel& m = models_[primary_];
+  // log1p and expm1 are monotonic, so the raw margin orders like the prediction; latency
+  // is better when lower.
+  const double sign = m.target == "latency" ? -1.0 : 1.0;
+  thread_local std::vector<float> raw;
+  out.resize(n);
+  const std::size_t trees = m.forest.num_trees();
+  if (!cascade_.enabled() || n <= cascade_.survivors || trees <= cascade_.prefix_trees) {
+    predict(m, n, raw);
+    for (std::size_t i = 0; i < n; ++i) out[i] = sign * double(raw[i]);
+    return;
+  }
+  thread_local std::vector<const float*> rows;
+  rows.resize(n);
+  for (std::size_t i = 0; i < n; ++i) rows[i] = rows_.data() + i * all_columns_.size();
+  raw.assign(n, m.forest.base_score());
+  m.forest.accumulate(rows.data(), n, 0, cascade_.prefix_trees, raw.data());
+  thread_local std::vector<std::size_t> order;
+  order.resize(n);
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  std::nth_element(order.begin(), order.begin() + cascade_.survivors, order.end(),
+                   [&](std::size_t a, std::size_t b) { return sign * raw[a] > sign * raw[b]; });
+  for (std::size_t i = 0; i < n; ++i) out[i] = sign * double(raw[i]) - Cascade::kCutPenalty;
+  thread_local std::vector<const float*> kept_rows;
+  thread_local std::vector<float> kept_raw;
+  kept_rows.clear(), kept_raw.clear();
+  for (std::size_t j = 0; j < cascade_.survivors; ++j)
+    kept_rows.push_back(rows[order[j]]), kept_raw.push_back(raw[order[j]]);
+  m.forest.accumulate(kept_rows.data(), kept_rows.size(), cascade_.prefix_trees, trees,
+                      kept_raw.data());
+  for (std::size_t j = 0; j < cascade_.survivors; ++j) out[order[j]] = sign * double(kept_raw[j]);
+}
+
 void Ranker::score(std::string_view problem, const features::KernelBlock& kernels,
                    std::vector<double>& out) const {
   check_dtype(problem);
   const std::size_t n = kernels.size();
   rows_.resize(n * all_columns_.size());
   engine_->extract_rows(problem, kernels, all_columns_, rows_.data());
-  thread_local std::vector<float> raw;
-  const TargetModel& m = models_[primary_];
-  predict(m, n, raw);
-  out.resize(n);
-  // log1p and expm1 are monotonic, so the raw margin orders like the prediction; latency
-  // is better when lower.
-  double sign = m.target == "latency" ? -1.0 : 1.0;
-  for (std::size_t i = 0; i < n; ++i) out[i] = sign * double(raw[i]);
+  primary_margins(n, out);
 }
 
 std::vector<Scored> Ranker::rank(std::string_view problem, const features::KernelBlock& kernels,

@@ -34,6 +34,20 @@ struct Scored {
   double bandwidth_gb_s = std::nan("");
 };
 
+// Two-stage scoring, for selection latency: every candidate runs the first `prefix_trees` trees
+// of the ordering model, and only the best `survivors` by that partial margin run the rest.
+// The survivors' scores equal the full model's bit for bit; the others rank after every survivor
+// (their score is the prefix margin minus kCutPenalty). docs/benchmarks.md ("Selection speed")
+// measures the effect.
+struct Cascade {
+  std::size_t prefix_trees = 0;  // 0: off
+  std::size_t survivors = 0;
+  static constexpr double kCutPenalty = 1e9;
+  bool enabled() const { return prefix_trees > 0 && survivors > 0; }
+  // "P:S" (prefix trees, survivors) or "off"; InputError otherwise.
+  static Cascade parse(const std::string& text);
+};
+
 // Not thread-safe (it reuses a scratch buffer): use one Ranker per thread.
 class Ranker {
  public:
@@ -48,6 +62,9 @@ class Ranker {
   const model::FeatureSpec& spec() const { return spec_; }
   const features::FeatureEngine& engine() const { return *engine_; }
   bool has_target(const std::string& target) const;
+  void set_cascade(const Cascade& cascade) { cascade_ = cascade; }
+  // Trees of the model that orders the ranking.
+  std::size_t num_trees() const { return models_[primary_].forest.num_trees(); }
 
   // Parses kernel names once (reuse the block across problems).
   std::unique_ptr<features::KernelBlock> prepare(std::span<const std::string> kernels) const;
@@ -67,12 +84,15 @@ class Ranker {
   };
   void predict(const TargetModel& m, std::size_t rows, std::vector<float>& raw) const;
   void check_dtype(std::string_view problem) const;
+  // Margins of the ordering model for the n rows in rows_, through the cascade when it is on.
+  void primary_margins(std::size_t n, std::vector<double>& out) const;
 
   model::FeatureSpec spec_;
   std::unique_ptr<features::FeatureEngine> engine_;
   std::vector<int> all_columns_;  // 0..n-1 over engine->all_features()
   std::vector<TargetModel> models_;
   int primary_ = 0;  // the model whose predictions order the ranking
+  Cascade cascade_;
   mutable std::vector<float> rows_;
 };
 

@@ -70,6 +70,48 @@ TEST(Ranker, ScoresAgreeWithXgboostOnTheSameRows) {
   for (size_t i = 0; i < names.size(); ++i) EXPECT_NEAR(scores[i], expected[i], 1e-6);
 }
 
+TEST(Ranker, CascadeScoresSurvivorsExactlyAndRanksTheRestAfterThem) {
+  auto ranker = Ranker::load(trained("kselect").out_dir, fixed_hardware());
+  auto names = candidate_names();
+  ASSERT_GT(names.size(), 4u);
+  auto block = ranker.prepare(names);
+  std::string problem = "m=300,n=900,k=500,layout=rcr,dtype=fp32";
+  std::vector<double> full, cascaded;
+  ranker.score(problem, *block, full);
+  ranker.set_cascade(Cascade{2, 3});  // every candidate runs 2 trees, the best 3 run them all
+  ranker.score(problem, *block, cascaded);
+  ASSERT_EQ(cascaded.size(), full.size());
+  int survivors = 0;
+  double lowest_survivor = INFINITY, highest_cut = -INFINITY;
+  for (size_t i = 0; i < full.size(); ++i) {
+    if (cascaded[i] > -Cascade::kCutPenalty / 2) {
+      ++survivors;
+      EXPECT_EQ(cascaded[i], full[i]) << names[i];  // bit for bit
+      lowest_survivor = std::min(lowest_survivor, cascaded[i]);
+    } else {
+      highest_cut = std::max(highest_cut, cascaded[i]);
+    }
+  }
+  EXPECT_EQ(survivors, 3);
+  EXPECT_GT(lowest_survivor, highest_cut);
+
+  ranker.set_cascade(Cascade{1000, 3});  // a prefix covering the model: exact scores
+  ranker.score(problem, *block, cascaded);
+  EXPECT_EQ(cascaded, full);
+  ranker.set_cascade(Cascade{2, names.size()});  // everyone survives: exact scores
+  ranker.score(problem, *block, cascaded);
+  EXPECT_EQ(cascaded, full);
+}
+
+TEST(Ranker, CascadeParsesPrefixAndSurvivors) {
+  Cascade c = Cascade::parse("64:32");
+  EXPECT_EQ(c.prefix_trees, 64u);
+  EXPECT_EQ(c.survivors, 32u);
+  EXPECT_FALSE(Cascade::parse("off").enabled());
+  for (const char* bad : {"64", "0:5", "5:0", "a:b", "5:-1"})
+    EXPECT_THROW(Cascade::parse(bad), InputError) << bad;
+}
+
 TEST(Ranker, RefusesOtherDtypesMissingFeaturesAndBrokenModels) {
   const auto& o = trained("ck55");
   auto ranker = Ranker::load(o.out_dir, fixed_hardware());
