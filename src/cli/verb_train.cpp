@@ -68,6 +68,7 @@ int run(TrainArgs& a) {
   choose_ops(store, a.options);
   data::MeasurementFilter filter;
   filter.op = a.options.data_op;
+  filter.latest_per_pair = true;
   auto measurements = store.read_measurements(filter);
   if (a.options.op == "generic") a.options.kernel_configs = store.kernel_configs(filter.op);
   a.options.hardware = run_hardware(store, a.options.data_op);

@@ -324,6 +324,10 @@ std::vector<Measurement> Store::read_measurements(const MeasurementFilter& filte
   if (!filter.dtype.empty()) sql += " AND json_extract(p.fields, '$.dtype') = :dtype";
   if (filter.run_id) sql += " AND m.run_id = :run";
   if (filter.valid_only) sql += " AND m.valid = 1";
+  if (filter.latest_per_pair)
+    sql +=
+        " AND m.id = (SELECT MAX(n.id) FROM measurements n WHERE n.problem_id = m.problem_id "
+        "AND n.kernel_id = m.kernel_id)";
   sql += " ORDER BY m.id";
   Statement query(*db_, sql);
   int index = 1;

@@ -47,6 +47,9 @@ struct MeasurementFilter {
   long run_id = 0;    // 0 = any
   bool valid_only = false;
   bool with_repeats = false;  // fill Measurement::repeats_ms
+  // Only the newest measurement of each (problem, kernel) pair: a pair measured again under
+  // other settings (a resumed sweep after an upgrade, more repeats) counts once, not twice.
+  bool latest_per_pair = false;
 };
 
 struct MergeCounts {

@@ -100,6 +100,11 @@ TEST(Store, FiltersAndDeduplicates) {
   auto best = best_per_problem(store.read_measurements());
   ASSERT_EQ(best.size(), 2u);
   EXPECT_DOUBLE_EQ(best[0].median_ms, 1);
+  // The pair measured under k1 (1 ms) and again under k2 (3 ms): the newest counts.
+  auto latest =
+      store.read_measurements(MeasurementFilter{.dtype = "fp32", .latest_per_pair = true});
+  ASSERT_EQ(latest.size(), 1u);
+  EXPECT_DOUBLE_EQ(latest[0].median_ms, 3);
 }
 
 TEST(Store, MergeIsIdempotentAndCounts) {
