@@ -119,6 +119,11 @@ std::function<int()> setup(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--subsample", o.subsample, "Rows sampled per tree")->capture_default_str();
   cmd->add_option("--colsample", o.colsample, "Features sampled per tree")->capture_default_str();
+  cmd->add_option("--parallel-trees", o.parallel_trees,
+                  "Trees averaged per boosting round (bagging inside the model)")
+      ->capture_default_str();
+  cmd->add_option("--seed", o.seed, "XGBoost's random seed (row and feature sampling)")
+      ->capture_default_str();
   cmd->add_option("--early-stopping", o.early_stopping, "Rounds without improvement per fold")
       ->capture_default_str();
   cmd->add_option("--threads", o.threads, "Training threads")->capture_default_str();

@@ -202,6 +202,7 @@ void set_params(xgb::Booster& b, const TrainOptions& o) {
   b.set_param("alpha", std::to_string(o.alpha));
   b.set_param("min_child_weight", std::to_string(o.min_child_weight));
   b.set_param("seed", std::to_string(o.seed));
+  b.set_param("num_parallel_tree", std::to_string(o.parallel_trees));
   b.set_param("nthread", std::to_string(o.threads));
   b.set_param("verbosity", "0");
 }
@@ -221,6 +222,7 @@ nlohmann::json params_json(const TrainOptions& o) {
           {"trees", o.trees},
           {"final_trees", o.final_trees},
           {"near_best_weight", o.near_best_weight},
+          {"parallel_trees", o.parallel_trees},
           {"early_stopping", o.early_stopping},
           {"folds", o.folds},
           {"seed", o.seed}};
@@ -557,6 +559,8 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
     throw InputError("", 0, "objective",
                      "unknown objective '" + o.objective + "' (expected regression or ranking)");
   if (o.out_dir.empty()) throw InputError("", 0, "out", "no output model directory given");
+  if (o.parallel_trees < 1 || o.parallel_trees > 64)
+    throw InputError("", 0, "parallel-trees", "must be in 1..64");
   if (!(o.near_best_weight >= 0 && o.near_best_weight <= 16))
     throw InputError("", 0, "near-best-weight", "must be in 0..16");
   if (o.trees < 1 || o.final_trees < 0 || o.folds == 1 || o.folds < 0 || o.threads < 1)

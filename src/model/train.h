@@ -40,6 +40,9 @@ struct TrainOptions {
   // Regression rows weigh efficiency^near_best_weight (efficiency within the problem, 0: all
   // rows weigh 1): capacity goes to ordering the fast kernels, which decide the pick.
   double near_best_weight = 0;
+  // Trees fitted per boosting round on different row/feature samples and averaged (XGBoost's
+  // num_parallel_tree): a bagged ensemble inside one model, less variance from the sampling.
+  int parallel_trees = 1;
   int threads = 2;
   int max_leaves = 127;
   int max_depth = 12;

@@ -54,20 +54,30 @@ TEST(Ranker, RanksCandidatesBestFirstWithPredictedUnits) {
   EXPECT_GT(picked / best, 0.85);
 }
 
-TEST(Ranker, ScoresAgreeWithXgboostOnTheSameRows) {
-  const auto& o = trained("ck55");
-  auto ranker = Ranker::load(o.out_dir, fixed_hardware());
+// The ranker's scores and XGBoost's own predictions on the same feature rows.
+void expect_scores_match_xgboost(const std::filesystem::path& dir, const std::string& schema) {
+  auto ranker = Ranker::load(dir, fixed_hardware());
   auto names = candidate_names();
   std::string problem = "m=33,n=4096,k=333,layout=rcr,dtype=fp32";
   std::vector<double> scores;
   ranker.score(problem, *ranker.prepare(names), scores);
-  // XGBoost itself on the ck55 rows of the same pairs.
-  auto matrix = ranker.engine().extract("ck55", problem, names);
+  auto matrix = ranker.engine().extract(schema, problem, names);
   model::xgb::Matrix dm(matrix.values.data(), matrix.rows, matrix.cols(), 1);
   model::xgb::Booster booster;
-  booster.load(model::read_file(o.out_dir / "model_tflops.json"));
+  booster.load(model::read_file(dir / "model_tflops.json"));
   auto expected = booster.predict(dm);
   for (size_t i = 0; i < names.size(); ++i) EXPECT_NEAR(scores[i], expected[i], 1e-6);
+}
+
+TEST(Ranker, ScoresAgreeWithXgboostOnTheSameRows) {
+  expect_scores_match_xgboost(trained("ck55").out_dir, "ck55");
+}
+
+TEST(Ranker, ParallelTreeModelsAgreeWithXgboost) {
+  model::TrainOptions o = quick_options("ranker_parallel_trees");
+  o.folds = 0, o.trees = 10, o.parallel_trees = 3;  // 30 trees, averaged by threes
+  model::train(kselect::testing::synthetic_measurements(), o);
+  expect_scores_match_xgboost(o.out_dir, "kselect");
 }
 
 TEST(Ranker, CascadeScoresSurvivorsExactlyAndRanksTheRestAfterThem) {
