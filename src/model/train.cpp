@@ -152,14 +152,20 @@ std::vector<float> make_labels(const Dataset& d, const std::vector<std::size_t>&
   return labels;
 }
 
-// Regression row weights efficiency^near_best_weight: the pick only depends on the order of the
-// fast kernels, so errors on kernels far from a problem's best matter less.
+// Regression row weights efficiency^near_best_weight, scaled to a mean of 1: the pick only
+// depends on the order of the fast kernels, so errors on kernels far from a problem's best
+// matter less.
 std::vector<float> near_best_weights(const Dataset& d, const std::vector<std::size_t>& rows,
                                      const std::string& target, double exponent) {
-  std::vector<float> weights;
-  weights.reserve(rows.size());
+  std::vector<double> raw;
+  raw.reserve(rows.size());
+  double sum = 0;
   for (double e : within_problem_efficiency(d, rows, target))
-    weights.push_back(float(std::pow(std::max(e, 0.01), exponent)));
+    sum += raw.emplace_back(std::pow(std::max(e, 0.01), exponent));
+  // Scaled to a mean of 1, so min_child_weight keeps its meaning (a count of average rows).
+  std::vector<float> weights;
+  weights.reserve(raw.size());
+  for (double w : raw) weights.push_back(float(w * double(raw.size()) / sum));
   return weights;
 }
 
