@@ -405,7 +405,8 @@ void save_booster(const xgb::Booster& booster, const std::string& target,
 
 // Rounds of a fresh final model (TrainOptions::final_trees).
 int final_rounds(const TrainOptions& o, const TargetResult& cv) {
-  if (o.final_trees > 0 || cv.folds.empty()) return o.final_trees > 0 ? o.final_trees : o.trees;
+  if (o.final_trees > 0) return o.final_trees;
+  if (cv.folds.empty()) return o.trees;
   double mean_best = 0;
   for (const FoldResult& f : cv.folds) mean_best += f.best_trees;
   mean_best /= double(cv.folds.size());
