@@ -45,18 +45,30 @@ void print_json(const std::string& problem, const std::vector<select::Scored>& r
                              {"score", s.score},
                              {"tflops", number(s.tflops)},
                              {"latency_ms", number(s.latency_ms)},
-                             {"bandwidth_gb_s", number(s.bandwidth_gb_s)}});
+                             {"bandwidth_gb_s", number(s.bandwidth_gb_s)},
+                             {"efficiency", number(s.efficiency)}});
   std::cout << out.dump(2) << "\n";
 }
 
-void print_table(const std::vector<select::Scored>& ranked, bool latency, bool tflops) {
-  std::printf("%-4s %s%s%s\n", "rank", tflops || !latency ? "tflops     " : "",
-              latency ? "latency_ms  " : "", "kernel");
+// Columns by what the model predicts: TFLOPS and/or latency (regression), the fraction of the
+// best candidate's speed (efficiency objective), or a unitless score (ranking).
+void print_table(const std::vector<select::Scored>& ranked, const select::Ranker& ranker) {
+  const std::string& objective = ranker.spec().objective;
+  const bool regression = objective == "regression";
+  const bool latency = regression && ranker.has_target("latency");
+  const bool tflops = regression && (ranker.has_target("tflops") || !latency);
+  std::printf("%-4s ", "rank");
+  if (tflops) std::printf("%-10s ", "tflops");
+  if (latency) std::printf("%-11s ", "latency_ms");
+  if (!regression) std::printf("%-10s ", objective == "efficiency" ? "efficiency" : "score");
+  std::printf("kernel\n");
   for (std::size_t i = 0; i < ranked.size(); ++i) {
     const auto& s = ranked[i];
     std::printf("%-4zu ", i + 1);
-    if (tflops || !latency) std::printf("%-10.4g ", std::isfinite(s.tflops) ? s.tflops : s.score);
+    if (tflops) std::printf("%-10.4g ", s.tflops);
     if (latency) std::printf("%-11.4g ", s.latency_ms);
+    if (objective == "efficiency") std::printf("%-9.2f%% ", 100.0 * s.efficiency);
+    if (objective == "ranking") std::printf("%-10.4g ", s.score);
     std::printf("%s\n", s.kernel.c_str());
   }
 }
@@ -80,8 +92,7 @@ int run(const PredictArgs& a) {
   if (a.json)
     print_json(problem, ranked, candidates.size());
   else
-    print_table(ranked, ranker.has_target("latency") && ranker.spec().objective == "regression",
-                ranker.has_target("tflops"));
+    print_table(ranked, ranker);
   return kExitOk;
 }
 

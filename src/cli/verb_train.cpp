@@ -99,8 +99,10 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--encoding", o.encoding,
                   "Generic op: category codes ordered by target (default) or alphabetical")
       ->check(CLI::IsMember({"target", "alphabetical"}));
-  cmd->add_option("--objective", o.objective, "regression or ranking")
-      ->check(CLI::IsMember({"regression", "ranking"}))
+  cmd->add_option("--objective", o.objective,
+                  "regression (log1p of the target), ranking (pairwise) or efficiency (log of "
+                  "the fraction of the problem's best)")
+      ->check(CLI::IsMember({"regression", "ranking", "efficiency"}))
       ->capture_default_str();
   cmd->add_option("--schema", o.schema, "Feature schema: kselect (default), ck72, ck55");
   cmd->add_option("--folds", o.folds, "Cross-validation folds (grouped by shape)")

@@ -118,8 +118,9 @@ std::vector<OofRow> read_oof_csv(const std::string& path, const Canonicalizer& c
 }
 
 std::vector<Prediction> to_predictions(const std::vector<OofRow>& rows, const std::string& target,
-                                       bool regression) {
-  double sign = model::higher_is_better(target) ? 1.0 : -1.0;
+                                       const std::string& objective) {
+  const double sign = model::score_sign(objective, target);
+  const bool regression = objective == "regression";
   std::vector<Prediction> out;
   out.reserve(rows.size());
   for (const auto& r : rows)

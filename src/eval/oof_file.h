@@ -31,9 +31,10 @@ std::vector<OofRow> read_oof_csv(const std::string& path, const Canonicalizer& c
 
 // Scores for ranking: `predicted` itself, negated for targets where lower is better (latency).
 // A regression model's `predicted` is in the target's scale and also feeds R2/RMSE; a ranking
-// model's is a relevance score only (`regression` false).
+// model's is a relevance score and an efficiency model's a predicted efficiency, larger is
+// better for both whatever the target (`objective` as in FeatureSpec).
 std::vector<Prediction> to_predictions(const std::vector<OofRow>& rows, const std::string& target,
-                                       bool regression = true);
+                                       const std::string& objective = "regression");
 
 // How well the file matches a database: rows whose (problem, kernel) is a valid measurement,
 // and among those, rows whose `measured` differs by more than 0.1% from every valid

@@ -43,7 +43,7 @@ std::string oof_path(const EvalJob& job) {
 }
 
 std::vector<Prediction> out_of_fold(const EvalJob& job, const std::string& path,
-                                    const Operation& op, bool regression,
+                                    const Operation& op, const std::string& objective,
                                     const std::vector<data::Measurement>& measurements,
                                     EvalOutcome& outcome, std::map<std::string, int>& folds) {
   auto rows = read_oof_csv(path, [&op](std::string_view text, const std::string& source) {
@@ -59,7 +59,7 @@ std::vector<Prediction> out_of_fold(const EvalJob& job, const std::string& path,
                          "--heldout to score it with the model)");
   outcome.oof_rows = match.rows;
   outcome.oof_mismatched = match.mismatched;
-  return to_predictions(rows, job.options.target, regression);
+  return to_predictions(rows, job.options.target, objective);
 }
 
 double predicted_value(const select::Scored& s, const std::string& target) {
@@ -239,8 +239,8 @@ EvalOutcome run_eval(const EvalJob& job) {
   if (use_out_of_fold(resolved, path)) {
     outcome.protocol = "out-of-fold";
     outcome.predictions = path;
-    bool regression = !spec || spec->objective == "regression";
-    predictions = out_of_fold(resolved, path, op, regression, measurements, outcome, folds);
+    const std::string objective = spec ? spec->objective : "regression";
+    predictions = out_of_fold(resolved, path, op, objective, measurements, outcome, folds);
     set_default_policy(job, op, spec, measurements, &folds, options);
   } else {
     outcome.protocol = "held-out";

@@ -23,8 +23,17 @@ double FeatureSpec::encode(const std::string& target, double value) const {
 }
 
 double FeatureSpec::decode(const std::string& target, double prediction) const {
+  if (objective == "efficiency") return std::exp(prediction);
   double v = is_log(target) ? std::expm1(prediction) : prediction;
   return v / scale(target);
+}
+
+bool higher_is_better(const std::string& target) {
+  return target != "latency";
+}
+
+double score_sign(const std::string& objective, const std::string& target) {
+  return objective == "regression" && !higher_is_better(target) ? -1.0 : 1.0;
 }
 
 void to_json(nlohmann::json& j, const FeatureSpec& s) {

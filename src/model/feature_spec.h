@@ -27,8 +27,11 @@ struct FeatureSpec {
   // Unit change before log1p, per target (1 when absent). CPU TFLOPS are mostly < 1, where
   // log1p is nearly linear, so TFLOPS are trained as GFLOPS and latency as microseconds.
   std::map<std::string, double> target_scales;
-  std::string objective = "regression";  // "regression" or "ranking"
-  nlohmann::json params;                 // training parameters
+  // "regression": log1p(value * scale) of each target; "ranking": pairwise ranking scores (no
+  // unit); "efficiency": log(value / best value of the problem), a kernel's predicted fraction
+  // of the best candidate's speed (docs/model-format.md).
+  std::string objective = "regression";
+  nlohmann::json params;  // training parameters
   // The fitted state of an engine that learns its features from the data (the generic op's
   // vocabulary, docs/generic-op.md); null for fixed-schema engines and older models.
   nlohmann::json engine_state;
@@ -39,11 +42,18 @@ struct FeatureSpec {
   double scale(const std::string& target) const;
   // Measured value -> training label, and model output -> value (the inverse).
   double encode(const std::string& target, double value) const;
+  // For the efficiency objective, decode gives the predicted efficiency, exp(prediction).
   double decode(const std::string& target, double prediction) const;
   // Reads <dir>/feature_spec.json; StorageError when missing or malformed, naming the field.
   static FeatureSpec load(const std::filesystem::path& dir);
   void save(const std::filesystem::path& dir) const;
 };
+
+// Whether a larger measured value of `target` is better (tflops, bandwidth; not latency).
+bool higher_is_better(const std::string& target);
+// +1 when a larger model output means a better kernel, -1 when a smaller one does (a regression
+// on latency). Ranking scores and predicted efficiencies are always larger-is-better.
+double score_sign(const std::string& objective, const std::string& target);
 
 void to_json(nlohmann::json& j, const FeatureSpec& s);
 void from_json(const nlohmann::json& j, FeatureSpec& s);

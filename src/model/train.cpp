@@ -32,10 +32,6 @@ double target_value(const data::Measurement& m, const std::string& target) {
                    "unknown target '" + target + "' (expected tflops, latency or bandwidth)");
 }
 
-bool higher_is_better(const std::string& target) {
-  return target != "latency";
-}
-
 double default_scale(const std::string& target) {
   return target == "bandwidth" ? 1.0 : 1e3;  // TFLOPS as GFLOPS, milliseconds as microseconds
 }
@@ -136,8 +132,9 @@ std::vector<double> within_problem_efficiency(const Dataset& d,
   return efficiency;
 }
 
-// Labels of `rows` for one target: log1p(value) for regression; for ranking, relevance grades
-// 0..30 from the row's efficiency within its problem (XGBoost's NDCG wants small integers).
+// Labels of `rows` for one target: log1p(value) for regression; log(efficiency within the
+// problem) for the efficiency objective; for ranking, relevance grades 0..30 from that
+// efficiency (XGBoost's NDCG wants small integers).
 std::vector<float> make_labels(const Dataset& d, const std::vector<std::size_t>& rows,
                                const std::string& target, const FeatureSpec& spec) {
   std::vector<float> labels;
@@ -147,8 +144,9 @@ std::vector<float> make_labels(const Dataset& d, const std::vector<std::size_t>&
       labels.push_back(float(spec.encode(target, target_value(*d.rows[r], target))));
     return labels;
   }
+  const bool grades = spec.objective == "ranking";
   for (double e : within_problem_efficiency(d, rows, target))
-    labels.push_back(float(std::round(30.0 * e)));
+    labels.push_back(grades ? float(std::round(30.0 * e)) : float(std::log(e)));
   return labels;
 }
 
@@ -244,17 +242,20 @@ FoldResult score_rows(const Dataset& d, const std::vector<std::size_t>& rows,
     measured.push_back(target_value(*d.rows[i], target));
     problems.push_back(d.rows[i]->problem);
   }
-  if (o.objective == "regression") {
-    Fit fit = fit_quality(predicted, measured);
+  // Fit quality in the target's own scale: the value for regression, the efficiency within the
+  // problem for the efficiency objective; ranking scores have no scale.
+  if (o.objective == "ranking") {
+    r.rmse = r.r2 = std::nan("");
+  } else {
+    Fit fit = fit_quality(predicted, o.objective == "efficiency"
+                                         ? within_problem_efficiency(d, rows, target)
+                                         : measured);
     r.rmse = fit.rmse;
     r.r2 = fit.r2;
-  } else {
-    r.rmse = r.r2 = std::nan("");
   }
   // Higher score = pick; a regression on latency picks the lowest prediction.
   std::vector<double> score = predicted;
-  if (o.objective == "regression" && !higher_is_better(target))
-    for (double& s : score) s = -s;
+  for (double& s : score) s *= score_sign(o.objective, target);
   auto eff = pick_efficiencies(problems, score, measured, higher_is_better(target));
   r.valid_rows = rows.size();
   r.valid_shapes = eff.size();
@@ -562,9 +563,14 @@ nlohmann::json TrainResult::to_json() const {
 
 TrainResult train(const std::vector<data::Measurement>& measurements, const TrainOptions& options) {
   TrainOptions o = options;
-  if (o.objective != "regression" && o.objective != "ranking")
-    throw InputError("", 0, "objective",
-                     "unknown objective '" + o.objective + "' (expected regression or ranking)");
+  if (o.objective != "regression" && o.objective != "ranking" && o.objective != "efficiency")
+    throw InputError(
+        "", 0, "objective",
+        "unknown objective '" + o.objective + "' (expected regression, ranking or efficiency)");
+  if (o.objective == "efficiency" && o.targets.size() > 1)
+    throw InputError("", 0, "target",
+                     "the efficiency objective learns a kernel's fraction of its problem's best, "
+                     "which is the same for tflops, latency and bandwidth: give one target");
   if (o.out_dir.empty()) throw InputError("", 0, "out", "no output model directory given");
   if (o.parallel_trees < 1 || o.parallel_trees > 64)
     throw InputError("", 0, "parallel-trees", "must be in 1..64");

@@ -18,6 +18,7 @@
 
 #include "core/hardware.h"
 #include "data/measurement.h"
+#include "model/feature_spec.h"
 
 namespace kselect::model {
 
@@ -29,8 +30,11 @@ struct TrainOptions {
   // tflops, latency, bandwidth; empty = tflops, except for generic data in which no row has
   // TFLOPS > 0 (imported data often has only times): latency.
   std::vector<std::string> targets;
-  std::string objective = "regression";  // or "ranking" (pairwise, problem = query)
-  int folds = 5;                         // 0: no cross-validation (final model only, no OOF file)
+  // "regression" (log1p of the target), "ranking" (pairwise, problem = query) or "efficiency"
+  // (log of the row's value over its problem's best: only the order within a problem is
+  // learned, not each problem's overall speed).
+  std::string objective = "regression";
+  int folds = 5;  // 0: no cross-validation (final model only, no OOF file)
   int trees = 500;
   int early_stopping = 50;  // rounds without improvement on the held-out fold
   // Rounds of the final model: 0 = from cross-validation (the folds' mean best round count,
@@ -99,7 +103,6 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
 
 // The measured value of `target` ("tflops", "latency" = median ms, "bandwidth" = GB/s).
 double target_value(const data::Measurement& m, const std::string& target);
-bool higher_is_better(const std::string& target);
 // Unit change applied before log1p (see FeatureSpec::target_scales).
 double default_scale(const std::string& target);
 const std::vector<std::string>& target_names();

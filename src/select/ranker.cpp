@@ -9,14 +9,6 @@
 
 namespace kselect::select {
 
-namespace {
-// Scores are higher-is-better margins: log1p and expm1 are monotonic, so the raw margin orders
-// like the prediction; latency is better when lower.
-double score_sign(const std::string& target) {
-  return target == "latency" ? -1.0 : 1.0;
-}
-}  // namespace
-
 Ranker Ranker::load(const std::filesystem::path& dir, const HardwareProfile& hardware,
                     const std::map<std::string, nlohmann::json>& kernel_configs) {
   Ranker r;
@@ -85,7 +77,7 @@ Cascade Cascade::parse(const std::string& text) {
 
 void Ranker::primary_margins(std::size_t n, std::vector<double>& out) const {
   const TargetModel& m = models_[primary_];
-  const double sign = score_sign(m.target);
+  const double sign = model::score_sign(spec_.objective, m.target);
   thread_local std::vector<float> raw;
   out.resize(n);
   const std::size_t trees = m.forest.num_trees();
@@ -135,14 +127,19 @@ std::vector<Scored> Ranker::rank(std::string_view problem, const features::Kerne
   std::vector<float> raw;
   for (std::size_t k = 0; k < models_.size(); ++k) {
     const TargetModel& m = models_[k];
-    if (spec_.objective != "regression") break;  // ranking scores have no unit
+    if (spec_.objective == "ranking") break;  // ranking scores have no unit
     // Without a cascade the scores are the ordering model's whole margins (signed): reuse them
     // instead of walking its forest a second time.
     const bool reuse = int(k) == primary_ && !cascade_.enabled();
     if (!reuse) predict(m, names.size(), raw);
     for (std::size_t i = 0; i < names.size(); ++i) {
-      double margin = reuse ? score_sign(m.target) * scores[i] : double(raw[i]);
+      double margin =
+          reuse ? model::score_sign(spec_.objective, m.target) * scores[i] : double(raw[i]);
       double value = spec_.decode(m.target, margin);
+      if (spec_.objective == "efficiency") {
+        out[i].efficiency = value;
+        continue;
+      }
       if (m.target == "tflops") out[i].tflops = value;
       if (m.target == "latency") out[i].latency_ms = value;
       if (m.target == "bandwidth") out[i].bandwidth_gb_s = value;

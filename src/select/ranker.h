@@ -32,6 +32,8 @@ struct Scored {
   double tflops = std::nan("");  // predicted, when the model has a tflops regression
   double latency_ms = std::nan("");
   double bandwidth_gb_s = std::nan("");
+  // Predicted fraction of the best candidate's speed (models of the efficiency objective).
+  double efficiency = std::nan("");
 };
 
 // Two-stage scoring, for selection latency: every candidate runs the first `prefix_trees` trees

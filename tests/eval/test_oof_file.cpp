@@ -84,9 +84,13 @@ TEST(OofFile, LatencyPredictionsRankLowestFirst) {
   Prediction latency = to_predictions(rows, "latency")[0];
   EXPECT_DOUBLE_EQ(latency.score, -2.0);
   EXPECT_DOUBLE_EQ(latency.predicted, 2.0);
-  Prediction ranking = to_predictions(rows, "tflops", false)[0];
-  EXPECT_DOUBLE_EQ(ranking.score, 2.0);
-  EXPECT_TRUE(std::isnan(ranking.predicted));
+  // Ranking scores and predicted efficiencies are larger-is-better whatever the target.
+  for (const char* objective : {"ranking", "efficiency"})
+    for (const char* target : {"tflops", "latency"}) {
+      Prediction p = to_predictions(rows, target, objective)[0];
+      EXPECT_DOUBLE_EQ(p.score, 2.0) << objective << " " << target;
+      EXPECT_TRUE(std::isnan(p.predicted)) << objective << " " << target;
+    }
 }
 
 }  // namespace

@@ -50,6 +50,15 @@ TEST(FeatureSpec, MissingNewerOrMalformedSpecsAreStorageErrors) {
   EXPECT_THROW(FeatureSpec::load(dir), StorageError);
 }
 
+TEST(FeatureSpec, ScoreSignIsNegativeOnlyForRegressionOnLatency) {
+  EXPECT_EQ(score_sign("regression", "tflops"), 1.0);
+  EXPECT_EQ(score_sign("regression", "bandwidth"), 1.0);
+  EXPECT_EQ(score_sign("regression", "latency"), -1.0);
+  for (const char* objective : {"ranking", "efficiency"})
+    for (const char* target : {"tflops", "latency", "bandwidth"})
+      EXPECT_EQ(score_sign(objective, target), 1.0) << objective << " " << target;
+}
+
 TEST(FeatureMapping, ReorderedAndSubsetListsMapByName) {
   auto engine = features::make_engine("gemm", kselect::testing::fixed_hardware());
   const auto& all = engine->all_features();

@@ -136,6 +136,32 @@ TEST(Train, RankingObjectiveTrainsOnProblemGroups) {
   EXPECT_EQ(FeatureSpec::load(o.out_dir).objective, "ranking");
 }
 
+TEST(Train, EfficiencyObjectiveLearnsEachKernelsFractionOfItsProblemsBest) {
+  auto data = synthetic_measurements();
+  TrainOptions o = quick_options("train_efficiency");
+  o.objective = "efficiency";
+  o.folds = 3;
+  o.trees = 40;
+  TrainResult r = train(data, o);
+  const FoldResult& overall = r.targets[0].overall;
+  EXPECT_GT(overall.mean_efficiency, 0.85);
+  EXPECT_GT(overall.r2, 0.5) << "R2 of the predicted efficiency within the problem";
+  auto spec = FeatureSpec::load(o.out_dir);
+  EXPECT_EQ(spec.objective, "efficiency");
+  EXPECT_TRUE(spec.log_targets.empty());
+  EXPECT_DOUBLE_EQ(spec.decode("tflops", std::log(0.5)), 0.5);
+  // Out-of-fold predictions are efficiencies: positive, about 1 at most.
+  for (const auto& row : eval::read_oof_csv((o.out_dir / "oof_tflops.csv").string())) {
+    EXPECT_GT(row.predicted, 0) << row.problem << " " << row.kernel;
+    EXPECT_LT(row.predicted, 1.5) << row.problem << " " << row.kernel;
+  }
+  // Efficiency is the same whatever the target, so more than one is refused.
+  o.targets = {"tflops", "latency"};
+  EXPECT_NE(error_of(data, o).find("give one target"), std::string::npos);
+  o.objective = "likelihood";
+  EXPECT_NE(error_of(data, o).find("regression, ranking or efficiency"), std::string::npos);
+}
+
 TEST(Train, WarmStartAddsTreesAndRefusesAnotherFeatureList) {
   auto data = synthetic_measurements();
   TrainOptions first = quick_options("warm_base");

@@ -54,6 +54,32 @@ TEST(Ranker, RanksCandidatesBestFirstWithPredictedUnits) {
   EXPECT_GT(picked / best, 0.85);
 }
 
+TEST(Ranker, EfficiencyModelsRankByPredictedFractionOfTheBest) {
+  model::TrainOptions o = quick_options("ranker_efficiency");
+  o.objective = "efficiency";
+  o.targets = {"latency"};  // the order does not depend on the target
+  o.folds = 0;
+  o.trees = 40;
+  model::train(kselect::testing::synthetic_measurements(), o);
+  auto ranker = Ranker::load(o.out_dir, fixed_hardware());
+  auto names = candidate_names();
+  std::string problem = "m=700,n=2000,k=1000,layout=rcr,dtype=fp32";
+  auto ranked = ranker.rank(problem, names);
+  for (size_t i = 1; i < ranked.size(); ++i) {
+    EXPECT_GE(ranked[i - 1].score, ranked[i].score);
+    EXPECT_GE(ranked[i - 1].efficiency, ranked[i].efficiency) << "larger is better";
+  }
+  EXPECT_NEAR(ranked[0].efficiency, std::exp(ranked[0].score), 1e-9);
+  EXPECT_GT(ranked[0].efficiency, 0.5);
+  EXPECT_TRUE(std::isnan(ranked[0].tflops) && std::isnan(ranked[0].latency_ms));
+  auto p = gemm::GemmProblem::parse(problem);
+  double best = 0, picked = kselect::testing::roofline_tflops(
+                       p, gemm::GemmConfig::parse_name(ranked[0].kernel));
+  for (const auto& c : kselect::testing::synthetic_configs())
+    best = std::max(best, kselect::testing::roofline_tflops(p, c));
+  EXPECT_GT(picked / best, 0.85);
+}
+
 // The ranker's scores and XGBoost's own predictions on the same feature rows.
 void expect_scores_match_xgboost(const std::filesystem::path& dir, const std::string& schema) {
   auto ranker = Ranker::load(dir, fixed_hardware());
