@@ -102,7 +102,7 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--objective", o.objective,
                   "regression (log1p of the target), ranking (pairwise) or efficiency (log of "
                   "the fraction of the problem's best)")
-      ->check(CLI::IsMember({"regression", "ranking", "efficiency"}))
+      ->check(CLI::IsMember(model::objective_names()))
       ->capture_default_str();
   cmd->add_option("--schema", o.schema, "Feature schema: kselect (default), ck72, ck55");
   cmd->add_option("--folds", o.folds, "Cross-validation folds (grouped by shape)")

@@ -29,7 +29,8 @@ std::vector<OofRow> parse_oof_csv(const std::string& text, const std::string& so
                                   const Canonicalizer& canonical = nullptr);
 std::vector<OofRow> read_oof_csv(const std::string& path, const Canonicalizer& canonical = nullptr);
 
-// Scores for ranking: `predicted` itself, negated for targets where lower is better (latency).
+// Scores for ranking: `predicted` times model::score_sign (negated only for a regression on
+// latency, where lower is better).
 // A regression model's `predicted` is in the target's scale and also feeds R2/RMSE; a ranking
 // model's is a relevance score and an efficiency model's a predicted efficiency, larger is
 // better for both whatever the target (`objective` as in FeatureSpec).

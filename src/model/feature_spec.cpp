@@ -28,6 +28,11 @@ double FeatureSpec::decode(const std::string& target, double prediction) const {
   return v / scale(target);
 }
 
+const std::vector<std::string>& objective_names() {
+  static const std::vector<std::string> names = {"regression", "ranking", "efficiency"};
+  return names;
+}
+
 bool higher_is_better(const std::string& target) {
   return target != "latency";
 }

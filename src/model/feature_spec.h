@@ -49,6 +49,8 @@ struct FeatureSpec {
   void save(const std::filesystem::path& dir) const;
 };
 
+// The objectives of FeatureSpec::objective: regression, ranking, efficiency.
+const std::vector<std::string>& objective_names();
 // Whether a larger measured value of `target` is better (tflops, bandwidth; not latency).
 bool higher_is_better(const std::string& target);
 // +1 when a larger model output means a better kernel, -1 when a smaller one does (a regression

@@ -563,7 +563,8 @@ nlohmann::json TrainResult::to_json() const {
 
 TrainResult train(const std::vector<data::Measurement>& measurements, const TrainOptions& options) {
   TrainOptions o = options;
-  if (o.objective != "regression" && o.objective != "ranking" && o.objective != "efficiency")
+  const auto& objectives = objective_names();
+  if (std::find(objectives.begin(), objectives.end(), o.objective) == objectives.end())
     throw InputError(
         "", 0, "objective",
         "unknown objective '" + o.objective + "' (expected regression, ranking or efficiency)");

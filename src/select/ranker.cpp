@@ -132,9 +132,9 @@ std::vector<Scored> Ranker::rank(std::string_view problem, const features::Kerne
     // instead of walking its forest a second time.
     const bool reuse = int(k) == primary_ && !cascade_.enabled();
     if (!reuse) predict(m, names.size(), raw);
+    const double sign = model::score_sign(spec_.objective, m.target);
     for (std::size_t i = 0; i < names.size(); ++i) {
-      double margin =
-          reuse ? model::score_sign(spec_.objective, m.target) * scores[i] : double(raw[i]);
+      double margin = reuse ? sign * scores[i] : double(raw[i]);
       double value = spec_.decode(m.target, margin);
       if (spec_.objective == "efficiency") {
         out[i].efficiency = value;
