@@ -73,9 +73,10 @@ std::string parse_dtype(std::string_view text) {
 }
 
 // One layout ("NCHW") or the three (input, weights, output) that MIOpen writes for non-default
-// layouts, one name when all three agree. The depth letter is dropped ("NCDHW" -> "NCHW") so a
-// 2-D problem and its 3-D form with depth 1 read the same; the depth itself is in di/do.
-// `backward`: the key lists dy's layout first, so input and output trade places.
+// layouts, one name when all three agree. A 3-D key keeps its depth letter ("NCDHW"), even with
+// depth 1: MIOpen searches a 5-D descriptor with its 3-D solvers, so the 3-D form of a 2-D
+// problem lists other solvers at other times (docs/formats/miopen-fdb.md) and is another
+// problem. `backward`: the key lists dy's layout first, so input and output trade places.
 std::string parse_layout(std::vector<std::string_view> tokens, bool backward) {
   if (std::all_of(tokens.begin(), tokens.end(), [&](auto t) { return t == tokens[0]; }))
     tokens.resize(1);
@@ -83,8 +84,7 @@ std::string parse_layout(std::vector<std::string_view> tokens, bool backward) {
   std::string out;
   for (std::string_view token : tokens) {
     if (!out.empty()) out += '.';
-    for (char ch : token)
-      if (ch != 'D') out += ch;
+    out += token;
   }
   return out;
 }
