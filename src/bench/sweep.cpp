@@ -73,12 +73,18 @@ double elapsed_ms(std::chrono::steady_clock::time_point start) {
 }
 
 // The fastest time any candidate has shown so far (warm-up probe or timed run).
-double fastest_ms(const std::vector<Candidate>& candidates) {
+double fastest_ms(const std::vector<Candidate*>& candidates) {
   double best = 0;
-  for (const Candidate& c : candidates)
-    if (c.failure.empty() && c.fastest_ms > 0 && (best == 0 || c.fastest_ms < best))
-      best = c.fastest_ms;
+  for (const Candidate* c : candidates)
+    if (c->failure.empty() && c->fastest_ms > 0 && (best == 0 || c->fastest_ms < best))
+      best = c->fastest_ms;
   return best;
+}
+
+std::vector<Candidate*> pointers(std::vector<Candidate>& candidates) {
+  std::vector<Candidate*> out;
+  for (Candidate& c : candidates) out.push_back(&c);
+  return out;
 }
 
 // Enough back-to-back calls for a sample of at least min_sample_us, from one call's time.
@@ -104,7 +110,7 @@ void warm_up_and_verify(std::vector<Candidate>& candidates, const SweepSettings&
         c.bound->run();
         c.fastest_ms = elapsed_ms(start);
       });
-  const double best = fastest_ms(candidates);
+  const double best = fastest_ms(pointers(candidates));
   for (Candidate& c : candidates) {
     guarded(c, [&] {
       if (!hopeless(c, best, s))
@@ -127,13 +133,13 @@ void warm_up_and_verify(std::vector<Candidate>& candidates, const SweepSettings&
 // Round-robin rounds, the order rotated each round, so drift (frequency, other load) spreads
 // over all candidates instead of biasing the ones measured last. A hopeless candidate stops
 // once it has kPrunedRepeats times.
-void timed_rounds(std::vector<Candidate>& candidates, const SweepSettings& s) {
+void timed_rounds(const std::vector<Candidate*>& candidates, const SweepSettings& s) {
   std::unique_ptr<CacheFlusher> flusher = s.cold ? std::make_unique<CacheFlusher>() : nullptr;
   const size_t n = candidates.size();
   for (int round = 0; round < s.repeat; ++round) {
     const double best = fastest_ms(candidates);
     for (size_t i = 0; i < n; ++i) {
-      Candidate& c = candidates[(i + size_t(round)) % n];
+      Candidate& c = *candidates[(i + size_t(round)) % n];
       if (int(c.times_ms.size()) >= SweepSettings::kPrunedRepeats && hopeless(c, best, s)) continue;
       if (flusher) flusher->flush();
       guarded(c, [&] {
@@ -146,6 +152,28 @@ void timed_rounds(std::vector<Candidate>& candidates, const SweepSettings& s) {
       });
     }
   }
+}
+
+// Median of the timed runs so far; 0 for a failed candidate or one without times.
+double median_ms(const Candidate& c) {
+  return c.failure.empty() && !c.times_ms.empty() ? compute_stats(c.times_ms).median : 0;
+}
+
+// settings.contender_repeat more rounds, interleaved and rotated like timed_rounds, over the
+// candidates within contender_band of the best median after the regular rounds.
+void contender_rounds(std::vector<Candidate>& candidates, const SweepSettings& s) {
+  if (s.contender_repeat <= 0) return;
+  double best = 0;
+  for (const Candidate& c : candidates)
+    if (double m = median_ms(c); m > 0 && (best == 0 || m < best)) best = m;
+  std::vector<Candidate*> contenders;
+  for (Candidate& c : candidates)
+    if (double m = median_ms(c); m > 0 && m <= (1 + s.contender_band) * best)
+      contenders.push_back(&c);
+  SweepSettings more = s;
+  more.repeat = s.contender_repeat;
+  more.prune_factor = 0;  // contenders are never hopeless
+  timed_rounds(contenders, more);
 }
 
 data::Measurement summarize(const std::string& op, const Workload& w, const Candidate& c) {
@@ -228,7 +256,11 @@ std::string SweepSettings::key(const std::string& op, const HardwareProfile& har
          ";warmup=" + std::to_string(warmup) + ";repeat=" + std::to_string(repeat) +
          ";cold=" + (cold ? "1" : "0") + ";seed=" + std::to_string(seed) +
          // Single-call timings (0) keep the key of the sweeps made before this setting existed.
-         (cold || min_sample_us <= 0 ? "" : ";min_sample_us=" + std::to_string(min_sample_us));
+         (cold || min_sample_us <= 0 ? "" : ";min_sample_us=" + std::to_string(min_sample_us)) +
+         // Off (0) keeps the key of the sweeps made before this setting existed.
+         (contender_repeat <= 0 ? ""
+                                : ";contender_repeat=" + std::to_string(contender_repeat) +
+                                      ";contender_band=" + std::to_string(contender_band));
 }
 
 nlohmann::json SweepSettings::to_json() const {
@@ -241,7 +273,9 @@ nlohmann::json SweepSettings::to_json() const {
           {"shard", shard.to_string()},
           {"seed", seed},
           {"prune_factor", prune_factor},
-          {"min_sample_us", min_sample_us}};
+          {"min_sample_us", min_sample_us},
+          {"contender_repeat", contender_repeat},
+          {"contender_band", contender_band}};
 }
 
 void SweepSettings::validate() const {
@@ -252,6 +286,10 @@ void SweepSettings::validate() const {
     throw InputError("", 0, "prune-factor", "must be 0 (off) or at least 1.5");
   if (min_sample_us < 0 || min_sample_us > 1000000)
     throw InputError("", 0, "min-sample-us", "must be in 0..1000000");
+  if (contender_repeat < 0 || contender_repeat > 100000)
+    throw InputError("", 0, "contender-repeat", "must be in 0..100000");
+  if (!(contender_band >= 0 && contender_band <= 10))
+    throw InputError("", 0, "contender-band", "must be in 0..10");
 }
 
 nlohmann::json SweepSummary::to_json() const {
@@ -301,7 +339,8 @@ std::vector<data::Measurement> measure_problem(const Operation& op, const std::s
   for (Candidate& c : candidates)
     guarded(c, [&] { c.bound = op.bind(c.kernel, *workload, s.threads); });
   warm_up_and_verify(candidates, s);
-  timed_rounds(candidates, s);
+  timed_rounds(pointers(candidates), s);
+  contender_rounds(candidates, s);
   for (const Candidate& c : candidates) rows.push_back(summarize(op_name, *workload, c));
   return rows;
 }

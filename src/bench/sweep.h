@@ -37,6 +37,13 @@ struct SweepSettings {
   // call overhead. 0 times single calls. Ignored with `cold` (every call must start cold).
   int min_sample_us = 100;
   static constexpr int kMaxCallsPerSample = 100000;
+  // After the `repeat` rounds, `contender_repeat` more interleaved rounds for the contenders:
+  // the kernels whose median is within `contender_band` (relative) of the problem's best
+  // median. Noise decides between near-equal kernels, and a pick is judged against the best
+  // one, so repeats there raise what any selector can reach on the data (the split-half
+  // ceiling of kselect eval) for a few kernels' time per problem. 0: off.
+  int contender_repeat = 0;
+  double contender_band = 0.1;
   Shard shard;
   unsigned seed = 1;     // input data
   bool progress = true;  // progress line on the log stream

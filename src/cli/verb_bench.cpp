@@ -114,6 +114,12 @@ RegisterVerb reg("bench", [](CLI::App& app) -> std::function<int()> {
   cmd->add_option("--min-sample-us", a->settings.min_sample_us,
                   "A timed sample repeats the kernel until it lasts this long (0: one call)")
       ->capture_default_str();
+  cmd->add_option("--contender-repeat", a->settings.contender_repeat,
+                  "Extra timed rounds for the kernels near each problem's best (0: off)")
+      ->capture_default_str();
+  cmd->add_option("--contender-band", a->settings.contender_band,
+                  "Relative distance of a contender's median from the best median")
+      ->capture_default_str();
   cmd->add_option("--seed", a->settings.seed, "Seed of the input data")->capture_default_str();
   cmd->add_flag("--cold", a->settings.cold, "Evict the caches before every timed run");
   cmd->add_flag("--verify", a->settings.verify, "Check each kernel's result once");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/error.h"
 #include "core/hardware.h"
@@ -228,6 +229,50 @@ void add_baselines(EvalReport& report, const ProblemTable& table) {
   single.efficiency = summarize(eff);
 }
 
+// Medians of a measurement's even-indexed and odd-indexed repeats: two independent estimates
+// of its time from the same sweep.
+std::pair<double, double> half_medians(const Measurement& m) {
+  std::vector<double> even, odd;
+  for (std::size_t i = 0; i < m.repeats_ms.size(); ++i)
+    (i % 2 == 0 ? even : odd).push_back(m.repeats_ms[i]);
+  return {percentile(even, 50), percentile(odd, 50)};
+}
+
+// The measurement-noise ceiling: a perfect selector that knows one half of every kernel's
+// repeats, judged on the other half (and the other way round, averaged). Noise alone keeps it
+// below 100%, so a model cannot be expected to beat it on this data. Each half holds half the
+// repeats, so it is a little below what the full medians allow. Problems where some valid
+// kernel has fewer than two repeats (imported data keeps none) are not covered.
+void add_split_half_oracle(EvalReport& report, const ProblemTable& table) {
+  std::vector<double> eff;
+  for (const auto& r : report.per_problem) {
+    std::map<std::string, std::pair<double, double>> halves;
+    bool covered = true;
+    for (const auto& [kernel, m] : table.at(r.problem).valid) {
+      covered = covered && m->repeats_ms.size() >= 2;
+      if (covered) halves[kernel] = half_medians(*m);
+    }
+    if (!covered || halves.empty()) continue;
+    // Efficiency of the pick by the `known` half, both timed by the other half.
+    auto judged = [&](bool known_is_even) {
+      const auto* pick = &halves.begin()->second;
+      double best_ms = std::numeric_limits<double>::infinity();
+      for (const auto& [kernel, h] : halves) {
+        double known = known_is_even ? h.first : h.second;
+        double pick_known = known_is_even ? pick->first : pick->second;
+        if (known < pick_known) pick = &h;
+        best_ms = std::min(best_ms, known_is_even ? h.second : h.first);
+      }
+      return best_ms / (known_is_even ? pick->second : pick->first);
+    };
+    eff.push_back(0.5 * (judged(true) + judged(false)));
+  }
+  if (eff.empty()) return;
+  Baseline& b = report.baselines["split_half_oracle"];
+  b.coverage = long(eff.size());
+  b.efficiency = summarize(eff);
+}
+
 void add_fit(EvalReport& report, const ProblemTable& table, const PredictionTable& predictions) {
   std::vector<double> predicted, actual;
   for (const auto& [problem, kernels] : predictions) {
@@ -313,6 +358,7 @@ EvalReport evaluate(const std::vector<data::Measurement>& measurements,
   add_slices_and_strata(report, table);
   add_default_counts(report);
   add_baselines(report, table);
+  add_split_half_oracle(report, table);
   add_worst(report);
   return report;
 }

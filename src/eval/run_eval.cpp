@@ -225,8 +225,8 @@ EvalOutcome run_eval(const EvalJob& job) {
                                                      : "";
   std::string data_op = spec && !spec->data_op.empty() ? spec->data_op : std::string(op.name());
   data::Store store(job.db, data::StoreOptions{.read_only = true});
-  auto measurements =
-      store.read_measurements({.op = data_op, .dtype = dtype, .latest_per_pair = true});
+  auto measurements = store.read_measurements(
+      {.op = data_op, .dtype = dtype, .with_repeats = true, .latest_per_pair = true});
   EvalJob resolved = job;
   if (resolved.options.target.empty()) resolved.options.target = model_target(spec);
   EvalOptions options = resolved.options;

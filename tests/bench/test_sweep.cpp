@@ -156,6 +156,33 @@ TEST(Sweep, ShardsSplitTheWorkWithoutOverlap) {
   EXPECT_EQ(merged.read_measurements().size(), 12u);
 }
 
+TEST(Sweep, ContendersGetExtraRounds) {
+  FakeOperation op;
+  SweepSettings s = quick();
+  s.warmup = 1, s.repeat = 3, s.min_sample_us = 0, s.prune_factor = 0;
+  s.contender_repeat = 4;  // "slow" (3x) is outside the 10% band of "fast"
+  auto rows = by_kernel(measure_problem(op, "size=200,dtype=a", {"fast", "slow", "thrower"}, s));
+  EXPECT_EQ(rows["fast"].repeats_ms.size(), 7u);
+  EXPECT_EQ(rows["slow"].repeats_ms.size(), 3u);
+  EXPECT_FALSE(rows["thrower"].valid);
+
+  s.contender_band = 3;  // now "slow" is a contender too
+  rows = by_kernel(measure_problem(op, "size=200,dtype=a", {"fast", "slow"}, s));
+  EXPECT_EQ(rows["slow"].repeats_ms.size(), 7u);
+}
+
+TEST(Sweep, ContenderRoundsArePartOfTheResumeKeyOnlyWhenOn) {
+  SweepSettings s;
+  HardwareProfile hw = host_hardware();
+  EXPECT_EQ(s.key("gemm", hw).find("contender"), std::string::npos);  // the old key
+  s.contender_repeat = 10;
+  EXPECT_NE(s.key("gemm", hw).find(";contender_repeat=10;contender_band=0.1"), std::string::npos);
+  s.contender_repeat = -1;
+  EXPECT_THROW(s.validate(), InputError);
+  s.contender_repeat = 1, s.contender_band = -0.5;
+  EXPECT_THROW(s.validate(), InputError);
+}
+
 TEST(Sweep, RejectsBadSettings) {
   SweepSettings s;
   s.repeat = 0;

@@ -256,6 +256,36 @@ TEST(Evaluate, SingleBestFixedKernelFallsBackToTheDefault) {
   EXPECT_NEAR(r.baselines.at("default_set_oracle").efficiency.mean, 2.3 / 3.0, 1e-12);
 }
 
+// A perfect selector that knows half of each kernel's repeats, judged on the other half.
+TEST(Evaluate, SplitHalfOracleIsTheMeasurementNoiseCeiling) {
+  Data d;
+  const std::string p1 = "m=1,n=1,k=1", p2 = "m=2,n=1,k=1", p3 = "m=3,n=1,k=1";
+  auto with_repeats = [](data::Measurement m, std::vector<double> repeats) {
+    m.repeats_ms = std::move(repeats);
+    return m;
+  };
+  d.rows = {with_repeats(row(p1, "A", 1.1), {1.0, 1.2, 1.0, 1.2}),
+            with_repeats(row(p1, "B", 1.1), {1.1, 1.1, 1.1, 1.1}),
+            with_repeats(row(p2, "A", 1.0), {1.0, 1.0, 1.0}),
+            with_repeats(row(p2, "B", 2.0), {2.0, 2.1, 1.9}),
+            with_repeats(row(p3, "A", 1.0), {1.0, 1.0}),
+            with_repeats(row(p3, "B", 2.0), {2.0})};  // one repeat: p3 is not covered
+  for (const auto& p : {p1, p2, p3}) append(d.predictions, ranking(p, {"A", "B"}));
+  EvalReport r = d.run();
+  const Baseline& ceiling = r.baselines.at("split_half_oracle");
+  EXPECT_EQ(ceiling.coverage, 2);
+  // p1: the even half picks A (1.0 < 1.1), which the odd half times at 1.2 against B's 1.1; the
+  // odd half picks B (1.1 < 1.2), which the even half times at 1.1 against A's 1.0. p2: 1.
+  const double p1_ceiling = 0.5 * (1.1 / 1.2 + 1.0 / 1.1);
+  EXPECT_NEAR(ceiling.efficiency.mean, 0.5 * (p1_ceiling + 1.0), 1e-12);
+  EXPECT_NEAR(ceiling.efficiency.min, p1_ceiling, 1e-12);
+  EXPECT_EQ(ceiling.kernel, "");
+
+  Data no_repeats;  // imported data keeps no repeats: no ceiling is claimed
+  no_repeats.add_pair(p1, 0.5);
+  EXPECT_EQ(no_repeats.run().baselines.count("split_half_oracle"), 0u);
+}
+
 TEST(Evaluate, FitInTheTargetScaleAndUnmatchedPredictions) {
   Data d;
   d.rows = {row(kP1, "A", 1.0), row(kP1, "B", 2.0)};  // 10 and 5 TFLOPS
