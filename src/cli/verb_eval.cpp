@@ -124,6 +124,9 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--threads", a->protocol_job.listed.threads, "strict/transfer: XGBoost threads")
       ->capture_default_str();
   cmd->add_option("--json-file", a->json_file, "strict/transfer: also write the JSON report here");
+  cmd->add_option("--picks", a->protocol_job.picks_file,
+                  "strict: write every problem's pick, the best listed kernel and the "
+                  "baseline's pick as CSV here");
   return [a] { return run(*a); };
 }
 

@@ -1,4 +1,6 @@
 // kselect predict: ranks the kernels of a rule set for one problem with a trained model.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -32,6 +34,18 @@ std::vector<std::string> candidates_for(const PredictArgs& a, const select::Rank
   return select::model_kernels(ranker.engine(), problem);
 }
 
+// A classify model ranks a context without training problems in input order, which means
+// nothing: refused with the contexts it knows.
+void check_known_context(const model::KernelClassifier& classifier, const std::string& problem) {
+  const std::string context = model::KernelClassifier::context_of(problem);
+  if (classifier.find(context)) return;
+  std::string known;
+  for (const auto& c : classifier.contexts()) known += (known.empty() ? "" : "; ") + c.name;
+  throw InputError("", 0, "problem",
+                   "the classifier has no class for " + (context.empty() ? "no context" : context) +
+                       " (no training problem of it had a usable time; it knows: " + known + ")");
+}
+
 nlohmann::json number(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
 }
@@ -46,12 +60,26 @@ void print_json(const std::string& problem, const std::vector<select::Scored>& r
                              {"tflops", number(s.tflops)},
                              {"latency_ms", number(s.latency_ms)},
                              {"bandwidth_gb_s", number(s.bandwidth_gb_s)},
-                             {"efficiency", number(s.efficiency)}});
+                             {"efficiency", number(s.efficiency)},
+                             {"probability", number(s.probability)}});
   std::cout << out.dump(2) << "\n";
 }
 
+// "12.34%" left-aligned in `width` characters, "-" for NaN.
+std::string percent_cell(double fraction, int width) {
+  char text[32];
+  if (std::isnan(fraction))
+    std::snprintf(text, sizeof text, "-");
+  else
+    std::snprintf(text, sizeof text, "%.2f%%", 100.0 * fraction);
+  std::string cell = text;
+  cell.resize(std::max<std::size_t>(cell.size(), std::size_t(width)), ' ');
+  return cell;
+}
+
 // Columns by what the model predicts: TFLOPS and/or latency (regression), the fraction of the
-// best candidate's speed (efficiency objective), or a unitless score (ranking).
+// best candidate's speed (efficiency objective), the probability of being the fastest
+// (classify), or a unitless score (ranking).
 void print_table(const std::vector<select::Scored>& ranked, const select::Ranker& ranker) {
   const std::string& objective = ranker.spec().objective;
   const bool regression = objective == "regression";
@@ -60,14 +88,19 @@ void print_table(const std::vector<select::Scored>& ranked, const select::Ranker
   std::printf("%-4s ", "rank");
   if (tflops) std::printf("%-10s ", "tflops");
   if (latency) std::printf("%-11s ", "latency_ms");
-  if (!regression) std::printf("%-10s ", objective == "efficiency" ? "efficiency" : "score");
+  if (objective == "classify")
+    std::printf("%-11s ", "probability");
+  else if (!regression)
+    std::printf("%-10s ", objective == "efficiency" ? "efficiency" : "score");
   std::printf("kernel\n");
   for (std::size_t i = 0; i < ranked.size(); ++i) {
     const auto& s = ranked[i];
     std::printf("%-4zu ", i + 1);
     if (tflops) std::printf("%-10.4g ", s.tflops);
     if (latency) std::printf("%-11.4g ", s.latency_ms);
-    if (objective == "efficiency") std::printf("%-9.2f%% ", 100.0 * s.efficiency);
+    if (objective == "efficiency") std::printf("%s ", percent_cell(s.efficiency, 10).c_str());
+    if (objective == "classify")  // NaN: the kernel is not a class of the problem's context
+      std::printf("%s ", percent_cell(s.probability, 11).c_str());
     if (objective == "ranking") std::printf("%-10.4g ", s.score);
     std::printf("%s\n", s.kernel.c_str());
   }
@@ -87,6 +120,7 @@ int run(const PredictArgs& a) {
     std::cerr << "kselect: no kernel of rule set '" << a.rules << "' supports " << problem << "\n";
     return kExitFailure;
   }
+  if (const auto* classifier = ranker.classifier()) check_known_context(*classifier, problem);
   auto ranked = ranker.rank(problem, candidates);
   if (a.top > 0 && ranked.size() > std::size_t(a.top)) ranked.resize(a.top);
   if (a.json)

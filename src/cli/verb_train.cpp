@@ -1,5 +1,6 @@
 // kselect train: fits models from a measurement database into a model directory.
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 
 #include "cli/verb.h"
@@ -52,9 +53,12 @@ void print_summary(const model::TrainResult& r) {
   if (!r.target_note.empty()) std::cout << "target: " << r.target_note << "\n";
   for (const auto& t : r.targets) {
     std::cout << t.target << ": " << t.rows << " rows, " << t.trees << " trees";
-    if (!t.folds.empty())
+    if (!t.folds.empty()) {
       std::cout << "; out-of-fold mean efficiency " << t.overall.mean_efficiency * 100 << "%, P10 "
-                << t.overall.p10_efficiency * 100 << "%, R2 " << t.overall.r2;
+                << t.overall.p10_efficiency * 100 << "%, top-1 " << t.overall.top1 * 100 << "%";
+      if (std::isfinite(t.overall.r2))
+        std::cout << ", R2 " << t.overall.r2;  // none: ranking, classify
+    }
     std::cout << "\n";
   }
 }
@@ -100,8 +104,9 @@ std::function<int()> setup(CLI::App& app) {
                   "Generic op: category codes ordered by target (default) or alphabetical")
       ->check(CLI::IsMember({"target", "alphabetical"}));
   cmd->add_option("--objective", o.objective,
-                  "regression (log1p of the target), ranking (pairwise) or efficiency (log of "
-                  "the fraction of the problem's best)")
+                  "regression (log1p of the target), ranking (pairwise), efficiency (log of "
+                  "the fraction of the problem's best) or classify (per context, which kernel is "
+                  "fastest; generic op)")
       ->check(CLI::IsMember(model::objective_names()))
       ->capture_default_str();
   cmd->add_option("--schema", o.schema, "Feature schema: kselect (default), ck72, ck55");

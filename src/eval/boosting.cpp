@@ -18,6 +18,21 @@ void RowBuilder::append(const std::string& problem, const std::vector<std::strin
   engine_.extract_rows(problem, *it->second, columns_, x.data() + offset);
 }
 
+std::map<std::string, std::string> booster_settings(const BoostParams& p) {
+  return {{"objective", p.objective},
+          {"tree_method", "hist"},
+          {"grow_policy", "lossguide"},
+          {"max_leaves", std::to_string(p.max_leaves)},
+          {"max_depth", std::to_string(p.max_depth)},
+          {"eta", std::to_string(p.eta)},
+          {"subsample", "0.8"},
+          {"colsample_bytree", "0.8"},
+          {"min_child_weight", std::to_string(p.min_child_weight)},
+          {"seed", std::to_string(p.seed)},
+          {"nthread", std::to_string(p.threads)},
+          {"verbosity", "0"}};
+}
+
 std::unique_ptr<model::xgb::Booster> fit_booster(const Dataset& d, std::size_t cols,
                                                  const BoostParams& p, Progress& progress,
                                                  long& done) {
@@ -25,20 +40,7 @@ std::unique_ptr<model::xgb::Booster> fit_booster(const Dataset& d, std::size_t c
   m.set_labels(d.labels);
   if (!d.groups.empty()) m.set_groups(d.groups);
   auto booster = std::make_unique<model::xgb::Booster>(std::vector<const model::xgb::Matrix*>{&m});
-  const std::map<std::string, std::string> settings = {
-      {"objective", p.objective},
-      {"tree_method", "hist"},
-      {"grow_policy", "lossguide"},
-      {"max_leaves", std::to_string(p.max_leaves)},
-      {"max_depth", std::to_string(p.max_depth)},
-      {"eta", std::to_string(p.eta)},
-      {"subsample", "0.8"},
-      {"colsample_bytree", "0.8"},
-      {"min_child_weight", std::to_string(p.min_child_weight)},
-      {"seed", std::to_string(p.seed)},
-      {"nthread", std::to_string(p.threads)},
-      {"verbosity", "0"}};
-  for (const auto& [k, v] : settings) booster->set_param(k, v);
+  for (const auto& [k, v] : booster_settings(p)) booster->set_param(k, v);
   if (p.num_class > 0) booster->set_param("num_class", std::to_string(p.num_class));
   for (int round = 0; round < p.trees; ++round) {
     booster->update(round, m);

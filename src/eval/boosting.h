@@ -46,6 +46,8 @@ struct BoostParams {
   int num_class = 0;  // multi:softprob
 };
 
+// XGBoost's settings for `params` (objective included; num_class is set apart).
+std::map<std::string, std::string> booster_settings(const BoostParams& params);
 // Boosts `params.trees` rounds on `d` (`cols` columns), advancing `progress` by one per round.
 std::unique_ptr<model::xgb::Booster> fit_booster(const Dataset& d, std::size_t cols,
                                                  const BoostParams& params, Progress& progress,

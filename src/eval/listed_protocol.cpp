@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/csv.h"
 #include "core/error.h"
 #include "core/hardware.h"
 #include "core/key_values.h"
@@ -15,6 +16,7 @@
 #include "core/stats.h"
 #include "eval/boosting.h"
 #include "eval/text_table.h"
+#include "model/classify.h"
 #include "model/folds.h"
 #include "model/xgboost.h"
 #include "ops/generic/features.h"
@@ -42,11 +44,14 @@ struct Problem {
 };
 
 // The problem's (dir, dtype) for the report: layout is context for candidates but would split
-// the table too finely.
+// the table too finely, except a 3-D layout (NCDHW, NDHWC: its depth letter D): 3-D problems
+// have their own solvers and get their own rows.
 std::string report_context(const std::string& problem) {
   KeyValues kv = KeyValues::parse(problem), out;
   for (const char* key : {"dir", "dtype"})
     if (auto v = kv.get(key)) out.set(key, *v);
+  if (auto layout = kv.get("layout"); layout && layout->find('D') != std::string::npos)
+    out.set("layout", *layout);
   return out.to_string();
 }
 
@@ -100,7 +105,15 @@ Outcome judge(const Problem& p, const std::string& pick, double tie_band) {
   o.tie = !o.unlisted && ms <= p.best_ms * (1 + tie_band);
   o.efficiency = p.best_ms / ms;
   o.slowdown = ms / p.best_ms - 1;
-  o.pick = {p.text, pick, p.listed.front().kernel, o.unlisted, o.efficiency};
+  o.pick = {.problem = p.text,
+            .picked = pick,
+            .best = p.listed.front().kernel,
+            .unlisted = o.unlisted,
+            .efficiency = o.efficiency,
+            .context = p.context,
+            .fold = 0,
+            .listed = p.listed.size(),
+            .baseline = {}};
   return o;
 }
 
@@ -174,7 +187,7 @@ class FoldSelector {
     RowBuilder builder(*engine_);
     cols_ = builder.cols();
     if (o.method == "classify") {
-      fit_classifier(train, builder, progress, done);
+      fit_classifier(train, progress, done);
       return;
     }
     if (o.method != "joint") {
@@ -216,7 +229,7 @@ class FoldSelector {
     }
     RowBuilder builder(*engine_);
     if (options_.method == "classify") {
-      pick_classes(test, builder, model_picks);
+      pick_classes(test, candidates, model_picks);
       return;
     }
     std::vector<float> x;
@@ -247,86 +260,45 @@ class FoldSelector {
     return la ? speed[a] < speed[b] : listed[a] > listed[b];
   }
 
-  // The problem's features: the first problem_width() columns of any of its rows.
-  std::vector<float> problem_row(const Problem& p, RowBuilder& builder) const {
-    std::vector<float> row;
-    builder.append(p.text, {engine_->vocabulary().kernels().front()}, row);
-    row.resize(engine_->vocabulary().problem_width());
-    return row;
-  }
-
-  // One classifier per context (dir, dtype, layout) over the kernels that won there in
-  // training: one row per problem, the class is its fastest listed kernel. Per context keeps
-  // the class count (and the cost, which grows with rows x classes) small.
-  void fit_classifier(const std::vector<const Problem*>& train, RowBuilder& builder,
-                      Progress& progress, long& done) {
-    std::map<std::string, std::vector<const Problem*>> by_context;
-    for (const Problem* p : train)
-      by_context[generic::GenericVocabulary::context(KeyValues::parse(p->text))].push_back(p);
-    const std::size_t width = engine_->vocabulary().problem_width();
+  // model::KernelClassifier, the classifier `kselect train --objective classify` deploys: per
+  // context a multi-class model of the fastest listed kernel from the problem's features alone.
+  void fit_classifier(const std::vector<const Problem*>& train, Progress& progress, long& done) {
+    problem_features_ = std::make_unique<model::ProblemFeatures>(
+        *engine_, model::ProblemFeatures::names_of(*engine_));
+    std::vector<model::ClassifyExample> examples;
+    for (const Problem* p : train) examples.push_back({p->text, p->listed.front().kernel});
+    const BoostParams boost = params(options_, "multi:softprob");
+    model::ClassifierParams classifier;
+    classifier.xgboost = booster_settings(boost);
+    classifier.threads = boost.threads;
+    classifier.rounds = boost.trees;
     // Progress advances by each context's share of the rows (its cost), options_.trees in all.
     const long start = done;
-    std::size_t trained = 0;
-    Progress quiet("", 0, std::cerr, false);
-    for (const auto& [context, problems] : by_context) {
-      trained += problems.size();
-      done = start + long(double(options_.trees) * double(trained) / double(train.size()));
-      ContextModel& cm = classifiers_[context];
-      std::map<std::string, int> index;
-      for (const Problem* p : problems) index.emplace(p->listed.front().kernel, 0);
-      for (auto& [kernel, i] : index) i = int(cm.classes.size()), cm.classes.push_back(kernel);
-      if (cm.classes.size() < 2) continue;  // one winner: no model needed
-      Dataset d;
-      for (const Problem* p : problems) {
-        auto row = problem_row(*p, builder);
-        d.x.insert(d.x.end(), row.begin(), row.end());
-        d.labels.push_back(float(index.at(p->listed.front().kernel)));
-      }
-      BoostParams p = params(options_, "multi:softprob");
-      p.num_class = int(cm.classes.size());
-      long ignored = 0;
-      cm.booster = fit_booster(d, width, p, quiet, ignored);
+    auto advance = [&](double share, const std::string& context) {
+      done = start + long(double(options_.trees) * share);
       progress.update(done, "classify " + context);
-    }
+    };
+    classifier_ =
+        model::KernelClassifier::fit(examples, *problem_features_, classifier, {}, advance);
     done = start + options_.trees;
     progress.update(done, "classify");
   }
 
-  void pick_classes(const std::vector<const Problem*>& test, RowBuilder& builder,
+  // The most probable class among the candidates; none in a context never seen in training.
+  void pick_classes(const std::vector<const Problem*>& test,
+                    const std::vector<std::vector<std::string>>& candidates,
                     std::vector<std::string>& model_picks) const {
-    const std::size_t width = engine_->vocabulary().problem_width();
-    std::map<std::string, std::vector<std::size_t>> by_context;
-    for (std::size_t i = 0; i < test.size(); ++i)
-      by_context[generic::GenericVocabulary::context(KeyValues::parse(test[i]->text))].push_back(i);
-    model_picks.assign(test.size(), "");
-    for (const auto& [context, members] : by_context) {
-      auto it = classifiers_.find(context);
-      if (it == classifiers_.end()) continue;  // unseen context: no pick
-      const ContextModel& cm = it->second;
-      if (!cm.booster) {
-        for (std::size_t i : members) model_picks[i] = cm.classes.front();
-        continue;
-      }
-      std::vector<float> x;
-      for (std::size_t i : members) {
-        auto row = problem_row(*test[i], builder);
-        x.insert(x.end(), row.begin(), row.end());
-      }
-      std::vector<float> prob = predict_rows(*cm.booster, x, width, options_.threads);
-      const std::size_t k = cm.classes.size();
-      for (std::size_t r = 0; r < members.size(); ++r) {
-        auto first = prob.begin() + std::ptrdiff_t(r * k);
-        model_picks[members[r]] =
-            cm.classes[std::size_t(std::max_element(first, first + std::ptrdiff_t(k)) - first)];
-      }
+    std::vector<double> scores;
+    for (std::size_t i = 0; i < test.size(); ++i) {
+      classifier_.score(*problem_features_, test[i]->text, candidates[i], scores);
+      auto best = std::max_element(scores.begin(), scores.end());
+      bool none = best == scores.end() || *best == model::KernelClassifier::kNotAClass;
+      model_picks.push_back(none ? "" : candidates[i][std::size_t(best - scores.begin())]);
     }
   }
 
-  struct ContextModel {
-    std::vector<std::string> classes;
-    std::unique_ptr<model::xgb::Booster> booster;  // null with a single class
-  };
-  std::map<std::string, ContextModel> classifiers_;
+  model::KernelClassifier classifier_;
+  std::unique_ptr<model::ProblemFeatures> problem_features_;
   ListedOptions options_;
   std::unique_ptr<generic::GenericFeatureEngine> engine_;
   std::size_t cols_ = 0;
@@ -383,11 +355,17 @@ ListedReport evaluate_listed(const std::vector<data::Measurement>& rows,
     for (std::size_t i = 0; i < test.size(); ++i) {
       outcomes.push_back(judge(*test[i], picks[i], o.tie_band));
       baseline.push_back(judge(*test[i], baseline_picks[i], o.tie_band));
+      ListedPick& pick = outcomes.back().pick;
+      pick.fold = fold;
+      pick.baseline = baseline_picks[i];
     }
   }
   progress.finish();
   summarize_all(outcomes, report.overall, report.by_context);
-  for (const auto& o : outcomes) report.worst.push_back(o.pick);
+  for (const auto& o : outcomes) report.picks.push_back(o.pick);
+  std::sort(report.picks.begin(), report.picks.end(),
+            [](const ListedPick& a, const ListedPick& b) { return a.problem < b.problem; });
+  report.worst = report.picks;
   auto worse = [](const ListedPick& a, const ListedPick& b) {
     return a.unlisted != b.unlisted ? a.unlisted : a.efficiency < b.efficiency;
   };
@@ -445,6 +423,17 @@ nlohmann::json ListedReport::to_json() const {
                           {"efficiency", w.efficiency}});
   j["worst"] = worst_list;
   return j;
+}
+
+std::string listed_picks_csv(const ListedReport& r) {
+  std::ostringstream out;
+  out << "problem,context,fold,picked,best,listed,unlisted,efficiency,baseline\n";
+  out.precision(6);
+  for (const auto& p : r.picks)
+    out << csv_quote(p.problem) << ',' << csv_quote(p.context) << ',' << p.fold << ','
+        << csv_quote(p.picked) << ',' << csv_quote(p.best) << ',' << p.listed << ','
+        << (p.unlisted ? 1 : 0) << ',' << p.efficiency << ',' << csv_quote(p.baseline) << '\n';
+  return out.str();
 }
 
 std::string listed_report_text(const ListedReport& r) {

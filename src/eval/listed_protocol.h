@@ -60,7 +60,11 @@ struct ListedStats {
 struct ListedPick {
   std::string problem, picked, best;  // picked "" when the context had no candidate
   bool unlisted = false;
-  double efficiency = 0;  // best / time(pick); the slowest listed time when unlisted
+  double efficiency = 0;   // best / time(pick); the slowest listed time when unlisted
+  std::string context;     // the report context (dir, dtype)
+  int fold = 0;            // the cross-validation fold that held the problem out
+  std::size_t listed = 0;  // kernels the data lists for the problem
+  std::string baseline;    // the baseline's pick (most frequent winner of the context)
 };
 
 struct ListedReport {
@@ -72,6 +76,7 @@ struct ListedReport {
   ListedStats overall, baseline;
   std::vector<ListedStats> by_context, baseline_by_context;
   std::vector<ListedPick> worst;  // the 10 lowest-efficiency picks (unlisted first)
+  std::vector<ListedPick> picks;  // every problem's pick, in problem order
   double train_seconds = 0;
   nlohmann::json to_json() const;
 };
@@ -84,5 +89,8 @@ ListedReport evaluate_listed(const std::vector<data::Measurement>& rows,
                              const ListedOptions& options);
 
 std::string listed_report_text(const ListedReport& report);
+// Every pick as CSV (problem, context, fold, picked, best, listed, unlisted, efficiency,
+// baseline): the rows behind the report, for finding what the selector confuses.
+std::string listed_picks_csv(const ListedReport& report);
 
 }  // namespace kselect::eval

@@ -1,38 +1,79 @@
 #include "eval/run_protocols.h"
 
+#include <fstream>
+
 #include "core/error.h"
 #include "core/key_values.h"
 #include "data/store.h"
 
 namespace kselect::eval {
 
+namespace {
+
+// "--where dir=F,layout!=NCDHW,layout!=NDHWC": the fields a problem must have, and the
+// (field, value) pairs it must not have (several per field allowed).
+struct Where {
+  KeyValues wanted;
+  std::vector<std::pair<std::string, std::string>> unwanted;
+};
+
+Where parse_where(const std::string& where) {
+  std::string equal;
+  Where out;
+  for (std::size_t start = 0; !where.empty() && start <= where.size();) {
+    std::size_t end = std::min(where.find(',', start), where.size());
+    std::string item = where.substr(start, end - start);
+    start = end + 1;
+    if (auto at = item.find("!="); at != std::string::npos) {
+      KeyValues one = KeyValues::parse(item.erase(at, 1), "--where");
+      out.unwanted.insert(out.unwanted.end(), one.items().begin(), one.items().end());
+    } else {
+      equal += (equal.empty() ? "" : ",") + item;
+    }
+  }
+  out.wanted = KeyValues::parse(equal, "--where");
+  return out;
+}
+
+}  // namespace
+
 ProtocolOutcome run_protocol(const ProtocolJob& job) {
   if (job.protocol != "strict" && job.protocol != "transfer")
     throw InputError("", 0, "protocol",
                      "unknown protocol '" + job.protocol + "' (expected strict or transfer)");
   data::Store store(job.db, {.read_only = true});
-  auto rows = store.read_measurements({.op = "generic"});
-  // --dtype and --where select problems by their field values.
-  KeyValues wanted = KeyValues::parse(job.where, "--where");
+  auto rows = store.read_measurements({.op = "generic", .dtype = ""});
+  // --dtype and --where select problems by their field values ("key!=value" excludes).
+  auto [wanted, unwanted] = parse_where(job.where);
   if (!job.dtype.empty()) wanted.set("dtype", job.dtype);
   std::erase_if(rows, [&](const data::Measurement& m) {
     const KeyValues fields = KeyValues::parse(m.problem);
     for (const auto& [key, value] : wanted.items())
       if (fields.get(key).value_or("") != value) return true;
+    for (const auto& [key, value] : unwanted)
+      if (fields.get(key).value_or("") == value) return true;
     return false;
   });
   if (rows.empty())
-    throw InputError(job.db, 0, "op",
-                     "no imported (generic) measurements" +
-                         (wanted.items().empty() ? std::string() : " with " + wanted.to_string()) +
-                         " in the store: the " + job.protocol +
-                         " protocol evaluates imported data (kselect import)");
+    throw InputError(
+        job.db, 0, "op",
+        "no imported (generic) measurements" +
+            (wanted.items().empty() && unwanted.empty()
+                 ? std::string()
+                 : " with " + job.where + (job.dtype.empty() ? "" : " dtype=" + job.dtype)) +
+            " in the store: the " + job.protocol +
+            " protocol evaluates imported data (kselect import)");
   const auto configs = store.kernel_configs("generic");
   ProtocolOutcome out;
   if (job.protocol == "strict") {
     ListedReport report = evaluate_listed(rows, configs, job.listed);
     out.json = report.to_json();
     out.text = listed_report_text(report);
+    if (!job.picks_file.empty()) {
+      std::ofstream file(job.picks_file);
+      if (!(file << listed_picks_csv(report)))
+        throw StorageError(job.picks_file + ": cannot write the picks");
+    }
   } else {
     TransferReport report = evaluate_transfer(rows, configs, job.transfer);
     out.json = report.to_json();
@@ -40,7 +81,7 @@ ProtocolOutcome run_protocol(const ProtocolJob& job) {
   }
   out.json["db"] = job.db;
   out.json["dtype"] = job.dtype.empty() ? "any" : job.dtype;
-  out.json["where"] = wanted.to_string();
+  out.json["where"] = job.where;
   return out;
 }
 

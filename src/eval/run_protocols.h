@@ -12,9 +12,10 @@ namespace kselect::eval {
 
 struct ProtocolJob {
   std::string db;
-  std::string protocol;  // "strict" or "transfer"
-  std::string dtype;     // "" = every dtype; else only problems with this dtype field
-  std::string where;     // "" or "key=value,...": only problems with these field values
+  std::string protocol;    // "strict" or "transfer"
+  std::string dtype;       // "" = every dtype; else only problems with this dtype field
+  std::string where;       // "" or "key=value,...": only problems with these field values
+  std::string picks_file;  // strict: "" or where to write every problem's pick as CSV
   ListedOptions listed;
   TransferOptions transfer;
 };

@@ -29,7 +29,7 @@ double FeatureSpec::decode(const std::string& target, double prediction) const {
 }
 
 const std::vector<std::string>& objective_names() {
-  static const std::vector<std::string> names = {"regression", "ranking", "efficiency"};
+  static const std::vector<std::string> names = {"regression", "ranking", "efficiency", "classify"};
   return names;
 }
 
@@ -57,6 +57,7 @@ void to_json(nlohmann::json& j, const FeatureSpec& s) {
                      {"params", s.params}};
   if (!s.engine_state.is_null()) j["engine_state"] = s.engine_state;
   if (!s.data_op.empty()) j["data_op"] = s.data_op;
+  if (!s.classifier.is_null()) j["classifier"] = s.classifier;
 }
 
 void from_json(const nlohmann::json& j, FeatureSpec& s) {
@@ -74,6 +75,7 @@ void from_json(const nlohmann::json& j, FeatureSpec& s) {
   s.params = j.value("params", nlohmann::json::object());
   s.engine_state = j.value("engine_state", nlohmann::json());
   s.data_op = j.value("data_op", "");
+  s.classifier = j.value("classifier", nlohmann::json());
 }
 
 FeatureSpec FeatureSpec::load(const std::filesystem::path& dir) {

@@ -29,7 +29,8 @@ struct FeatureSpec {
   std::map<std::string, double> target_scales;
   // "regression": log1p(value * scale) of each target; "ranking": pairwise ranking scores (no
   // unit); "efficiency": log(value / best value of the problem), a kernel's predicted fraction
-  // of the best candidate's speed (docs/model-format.md).
+  // of the best candidate's speed; "classify": per context, the probability that a kernel is
+  // the problem's fastest (model/classify.h) (docs/model-format.md).
   std::string objective = "regression";
   nlohmann::json params;  // training parameters
   // The fitted state of an engine that learns its features from the data (the generic op's
@@ -37,6 +38,9 @@ struct FeatureSpec {
   nlohmann::json engine_state;
   // The op of the training data when it differs from `op` (gemm data through --op generic).
   std::string data_op;
+  // The classify objective's contexts, classes and model files (KernelClassifier::save); null
+  // for the other objectives, whose model is model_<target>.json.
+  nlohmann::json classifier;
 
   bool is_log(const std::string& target) const;
   double scale(const std::string& target) const;
@@ -49,7 +53,7 @@ struct FeatureSpec {
   void save(const std::filesystem::path& dir) const;
 };
 
-// The objectives of FeatureSpec::objective: regression, ranking, efficiency.
+// The objectives of FeatureSpec::objective: regression, ranking, efficiency, classify.
 const std::vector<std::string>& objective_names();
 // Whether a larger measured value of `target` is better (tflops, bandwidth; not latency).
 bool higher_is_better(const std::string& target);

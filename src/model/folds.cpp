@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "core/error.h"
+#include "core/stats.h"
 
 namespace kselect::model {
 
@@ -57,6 +58,14 @@ std::vector<double> pick_efficiencies(const std::vector<std::string>& problems,
     out.push_back(higher_is_better ? picked / b.oracle : b.oracle / picked);
   }
   return out;
+}
+
+PickStats pick_stats(const std::vector<double>& efficiencies) {
+  if (efficiencies.empty()) return {std::nan(""), std::nan(""), std::nan("")};
+  double sum = 0, best = 0;
+  for (double e : efficiencies) sum += e, best += e >= 1.0;
+  const double n = double(efficiencies.size());
+  return {sum / n, percentile(efficiencies, 10), best / n};
 }
 
 }  // namespace kselect::model

@@ -16,4 +16,11 @@ std::vector<double> pick_efficiencies(const std::vector<std::string>& problems,
                                       const std::vector<double>& score,
                                       const std::vector<double>& measured, bool higher_is_better);
 
+// Summary of per-problem pick efficiencies: mean, P10 and top-1 (the share of problems whose
+// pick is a best kernel, efficiency 1); NaN when there are none.
+struct PickStats {
+  double mean = 0, p10 = 0, top1 = 0;
+};
+PickStats pick_stats(const std::vector<double>& efficiencies);
+
 }  // namespace kselect::model

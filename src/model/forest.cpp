@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "core/error.h"
 #include "model/file_io.h"
@@ -27,6 +28,11 @@ bool identity_link(const std::string& objective) {
   return objective == "reg:squarederror" || objective.rfind("rank:", 0) == 0;
 }
 
+// Multi-class objectives: the forest gives each class's margin, the caller applies softmax.
+bool softmax_link(const std::string& objective) {
+  return objective == "multi:softprob" || objective == "multi:softmax";
+}
+
 }  // namespace
 
 Forest Forest::load(const std::filesystem::path& file) {
@@ -39,17 +45,21 @@ Forest Forest::from_xgboost_json(const nlohmann::json& model, const std::string&
     const auto& learner = require(model, "learner", source);
     f.objective_ =
         require(require(learner, "objective", source), "name", source).get<std::string>();
-    if (!identity_link(f.objective_))
-      throw StorageError(source + ": unsupported objective '" + f.objective_ + "'");
     const auto& params = require(learner, "learner_model_param", source);
     f.base_score_ = std::stof(require(params, "base_score", source).get<std::string>());
-    if (params.value("num_class", "0") != "0")
-      throw StorageError(source + ": multi-class models are not supported");
+    if (params.value("num_target", "1") != "1")
+      throw StorageError(source + ": multi-target models are not supported");
+    const int classes = std::stoi(params.value("num_class", "0"));
+    f.num_outputs_ = classes > 1 ? std::size_t(classes) : 1;
+    if (f.num_outputs_ > 1 ? !softmax_link(f.objective_) : !identity_link(f.objective_))
+      throw StorageError(source + ": unsupported objective '" + f.objective_ + "'" +
+                         (f.num_outputs_ > 1 ? " for a multi-class model" : ""));
     const auto& booster = require(learner, "gradient_booster", source);
     if (booster.value("name", "") != "gbtree")
       throw StorageError(source + ": only gbtree boosters are supported");
-    for (const auto& tree : require(require(booster, "model", source), "trees", source))
-      f.append_tree(tree, source);
+    const auto& model_json = require(booster, "model", source);
+    for (const auto& tree : require(model_json, "trees", source)) f.append_tree(tree, source);
+    f.read_tree_groups(model_json, source);
   } catch (const nlohmann::json::exception& e) {
     throw StorageError(source + ": malformed XGBoost model (" + e.what() + ")");
   } catch (const std::logic_error& e) {  // std::stof on a bad base_score
@@ -98,6 +108,29 @@ void Forest::append_tree(const nlohmann::json& tree, const std::string& source) 
   roots_.push_back(base);
 }
 
+// tree_info names each tree's output group (its class); one-output models have all zeros.
+void Forest::read_tree_groups(const nlohmann::json& model, const std::string& source) {
+  tree_group_.assign(roots_.size(), 0);
+  if (num_outputs_ == 1) return;
+  const auto& info = require(model, "tree_info", source);
+  if (info.size() != roots_.size())
+    throw StorageError(source + ": tree_info has " + std::to_string(info.size()) + " entries for " +
+                       std::to_string(roots_.size()) + " trees");
+  for (std::size_t t = 0; t < roots_.size(); ++t) {
+    const auto group = info[t].get<std::int64_t>();
+    if (group < 0 || std::size_t(group) >= num_outputs_)
+      throw StorageError(source + ": tree " + std::to_string(t) + " has output group " +
+                         std::to_string(group) + " of " + std::to_string(num_outputs_));
+    tree_group_[t] = std::uint32_t(group);
+  }
+}
+
+void Forest::require_one_output(const char* caller) const {
+  if (num_outputs_ != 1)
+    throw std::logic_error(std::string("Forest::") + caller + " on a model with " +
+                           std::to_string(num_outputs_) + " outputs: use predict_margins");
+}
+
 void Forest::remap_features(const std::vector<int>& mapping) {
   if (int(mapping.size()) < num_features_)
     throw InputError("feature mapping has " + std::to_string(mapping.size()) +
@@ -138,6 +171,7 @@ void Forest::walk_lanes(std::size_t tree, const float* const* rows, float* out) 
 
 void Forest::accumulate(const float* const* rows, std::size_t n, std::size_t first,
                         std::size_t last, float* out) const {
+  require_one_output("accumulate");
   // Blocks of rows go through one tree at a time so that the tree stays in cache; each row
   // still adds its leaves in tree order, as XGBoost does.
   constexpr std::size_t kBlock = 64, kLanes = 8;
@@ -153,6 +187,7 @@ void Forest::accumulate(const float* const* rows, std::size_t n, std::size_t fir
 }
 
 void Forest::predict(const float* rows, std::size_t n, std::size_t stride, float* out) const {
+  require_one_output("predict");
   constexpr std::size_t kBlock = 64;
   const float* row_ptr[kBlock];
   for (std::size_t begin = 0; begin < n; begin += kBlock) {
@@ -160,6 +195,31 @@ void Forest::predict(const float* rows, std::size_t n, std::size_t stride, float
     for (std::size_t r = begin; r < end; ++r)
       out[r] = base_score_, row_ptr[r - begin] = rows + r * stride;
     accumulate(row_ptr, end - begin, 0, roots_.size(), out + begin);
+  }
+}
+
+void Forest::predict_margins(const float* rows, std::size_t n, std::size_t stride,
+                             float* out) const {
+  if (num_outputs_ == 1) return predict(rows, n, stride, out);
+  // As accumulate(), blocks of rows go through one tree at a time; each tree adds to its own
+  // group's sums (group-major in the block, so lanes write adjacent floats), in tree order.
+  constexpr std::size_t kBlock = 64, kLanes = 8;
+  const std::size_t groups = num_outputs_;
+  std::vector<float> sums(groups * kBlock);
+  const float* row_ptr[kBlock];
+  for (std::size_t begin = 0; begin < n; begin += kBlock) {
+    const std::size_t count = std::min(n - begin, kBlock);
+    std::fill(sums.begin(), sums.end(), base_score_);
+    for (std::size_t r = 0; r < count; ++r) row_ptr[r] = rows + (begin + r) * stride;
+    for (std::size_t tree = 0; tree < roots_.size(); ++tree) {
+      float* group_sums = sums.data() + tree_group_[tree] * kBlock;
+      std::size_t r = 0;
+      for (; r + kLanes <= count; r += kLanes)
+        walk_lanes<kLanes>(tree, row_ptr + r, group_sums + r);
+      for (; r < count; ++r) walk_lanes<1>(tree, row_ptr + r, group_sums + r);
+    }
+    for (std::size_t r = 0; r < count; ++r)
+      for (std::size_t g = 0; g < groups; ++g) out[(begin + r) * groups + g] = sums[g * kBlock + r];
   }
 }
 

@@ -3,6 +3,8 @@
 // XGBoost. Semantics follow XGBoost's CPU predictor: a row goes left when value < threshold,
 // a NaN takes the node's default direction, the margin starts at base_score and adds each
 // tree's leaf in tree order (float accumulation, like XGBoost, so results match to rounding).
+// A multi-class model (num_class > 1) has one margin per class: each tree adds to the output
+// group its tree_info names.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -15,8 +17,9 @@ namespace kselect::model {
 
 class Forest {
  public:
-  // Parses an XGBoost JSON model (gbtree, numeric splits, one output). Throws StorageError
-  // naming `source` for anything else or for a malformed model.
+  // Parses an XGBoost JSON model (gbtree, numeric splits; one output with an identity link, or
+  // multi:softprob / multi:softmax margins per class). Throws StorageError naming `source` for
+  // anything else or for a malformed model.
   static Forest from_xgboost_json(const nlohmann::json& model, const std::string& source);
   // Reads a plain or gzip-compressed XGBoost JSON model file.
   static Forest load(const std::filesystem::path& file);
@@ -25,18 +28,25 @@ class Forest {
   // Number of input columns the forest reads (one more than the largest split index).
   int num_features() const { return num_features_; }
   float base_score() const { return base_score_; }
+  // Margins per row: 1, or the class count of a multi-class model.
+  std::size_t num_outputs() const { return num_outputs_; }
   const std::string& objective() const { return objective_; }
 
   // Makes model column i read input column mapping[i]: lets a model trained on one feature
   // list run on rows of a wider or reordered list without copying columns.
   void remap_features(const std::vector<int>& mapping);
 
-  // Margins of `n` rows; row r starts at rows + r * stride.
+  // Margins of `n` rows; row r starts at rows + r * stride. One-output forests only
+  // (std::logic_error otherwise): the fast path of ranking and the cascade.
   void predict(const float* rows, std::size_t n, std::size_t stride, float* out) const;
   // Adds the leaves of trees [first, last) to out[i] for row rows[i]: predict() is base_score
   // plus every tree, and running a prefix, then the rest, gives the same margin bit for bit.
+  // One-output forests only, as predict().
   void accumulate(const float* const* rows, std::size_t n, std::size_t first, std::size_t last,
                   float* out) const;
+  // Every output's margin of `n` rows: out[r * num_outputs() + g] (row-major), XGBoost's
+  // output_margin prediction. Equals predict() for a one-output forest.
+  void predict_margins(const float* rows, std::size_t n, std::size_t stride, float* out) const;
 
  private:
   // Children of node i are adjacent (right = left + 1). The top bit of `feature` holds
@@ -52,11 +62,15 @@ class Forest {
   static constexpr std::uint32_t kIndexMask = kLeaf - 1;
 
   void append_tree(const nlohmann::json& tree, const std::string& source);
+  void read_tree_groups(const nlohmann::json& model, const std::string& source);
+  void require_one_output(const char* caller) const;
   template <int kLanes>
   void walk_lanes(std::size_t tree, const float* const* rows, float* out) const;
 
   std::vector<Node> nodes_;
   std::vector<std::int32_t> roots_;
+  std::vector<std::uint32_t> tree_group_;  // output group of each tree (multi-class)
+  std::size_t num_outputs_ = 1;
   float base_score_ = 0;
   int num_features_ = 0;
   std::string objective_;

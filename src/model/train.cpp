@@ -7,14 +7,17 @@
 #include <map>
 #include <memory>
 
+#include "core/csv.h"
 #include "core/error.h"
 #include "core/key_values.h"
 #include "core/progress.h"
 #include "core/stats.h"
 #include "features/engine.h"
+#include "model/classify.h"
 #include "model/feature_spec.h"
 #include "model/file_io.h"
 #include "model/folds.h"
+#include "model/train_classify.h"
 #include "model/xgboost.h"
 
 namespace kselect::model {
@@ -30,6 +33,23 @@ double target_value(const data::Measurement& m, const std::string& target) {
   if (target == "bandwidth") return m.bandwidth_gb_s;
   throw InputError("", 0, "target",
                    "unknown target '" + target + "' (expected tflops, latency or bandwidth)");
+}
+
+std::map<std::string, std::string> booster_settings(const TrainOptions& o) {
+  return {{"tree_method", "hist"},
+          {"grow_policy", "lossguide"},
+          {"max_leaves", std::to_string(o.max_leaves)},
+          {"max_depth", std::to_string(o.max_depth)},
+          {"eta", std::to_string(o.eta)},
+          {"subsample", std::to_string(o.subsample)},
+          {"colsample_bytree", std::to_string(o.colsample)},
+          {"lambda", std::to_string(o.lambda)},
+          {"alpha", std::to_string(o.alpha)},
+          {"min_child_weight", std::to_string(o.min_child_weight)},
+          {"seed", std::to_string(o.seed)},
+          {"num_parallel_tree", std::to_string(o.parallel_trees)},
+          {"nthread", std::to_string(o.threads)},
+          {"verbosity", "0"}};
 }
 
 double default_scale(const std::string& target) {
@@ -104,6 +124,10 @@ class RoundProgress {
   void step(const std::string& what) { line_.update(++done_, what); }
   // Rounds that early stopping made unnecessary count as done.
   void skip(long rounds) { done_ += rounds; }
+  long done() const { return done_; }
+  void reach(long done, const std::string& what) {
+    line_.update(done_ = std::max(done_, done), what);
+  }
   void finish() { line_.finish(); }
 
  private:
@@ -191,28 +215,22 @@ std::unique_ptr<xgb::Matrix> make_matrix(const Dataset& d, const std::vector<std
   return m;
 }
 
+// XGBoost's objective for train's objective.
+std::string xgboost_objective(const std::string& objective) {
+  if (objective == "ranking") return "rank:pairwise";
+  if (objective == "classify") return "multi:softprob";
+  return "reg:squarederror";
+}
+
 void set_params(xgb::Booster& b, const TrainOptions& o) {
   bool ranking = o.objective == "ranking";
-  b.set_param("objective", ranking ? "rank:pairwise" : "reg:squarederror");
+  b.set_param("objective", xgboost_objective(o.objective));
   b.set_param("eval_metric", ranking ? "ndcg@3" : "rmse");
-  b.set_param("tree_method", "hist");
-  b.set_param("grow_policy", "lossguide");
-  b.set_param("max_leaves", std::to_string(o.max_leaves));
-  b.set_param("max_depth", std::to_string(o.max_depth));
-  b.set_param("eta", std::to_string(o.eta));
-  b.set_param("subsample", std::to_string(o.subsample));
-  b.set_param("colsample_bytree", std::to_string(o.colsample));
-  b.set_param("lambda", std::to_string(o.lambda));
-  b.set_param("alpha", std::to_string(o.alpha));
-  b.set_param("min_child_weight", std::to_string(o.min_child_weight));
-  b.set_param("seed", std::to_string(o.seed));
-  b.set_param("num_parallel_tree", std::to_string(o.parallel_trees));
-  b.set_param("nthread", std::to_string(o.threads));
-  b.set_param("verbosity", "0");
+  for (const auto& [name, value] : booster_settings(o)) b.set_param(name, value);
 }
 
 nlohmann::json params_json(const TrainOptions& o) {
-  return {{"objective", o.objective == "ranking" ? "rank:pairwise" : "reg:squarederror"},
+  return {{"objective", xgboost_objective(o.objective)},
           {"tree_method", "hist"},
           {"grow_policy", "lossguide"},
           {"max_leaves", o.max_leaves},
@@ -258,13 +276,21 @@ FoldResult score_rows(const Dataset& d, const std::vector<std::size_t>& rows,
   for (double& s : score) s *= score_sign(o.objective, target);
   auto eff = pick_efficiencies(problems, score, measured, higher_is_better(target));
   r.valid_rows = rows.size();
-  r.valid_shapes = eff.size();
-  double sum = 0;
-  for (double e : eff) sum += e;
-  r.mean_efficiency = eff.empty() ? std::nan("") : sum / double(eff.size());
-  r.p10_efficiency = percentile(eff, 10);
+  r.set_picks(eff);
   return r;
 }
+
+}  // namespace
+
+void FoldResult::set_picks(const std::vector<double>& efficiencies) {
+  valid_shapes = efficiencies.size();
+  const PickStats stats = pick_stats(efficiencies);
+  mean_efficiency = stats.mean;
+  p10_efficiency = stats.p10;
+  top1 = stats.top1;
+}
+
+namespace {
 
 struct FoldFit {
   std::vector<float> predictions;
@@ -293,13 +319,6 @@ FoldFit fit_fold(const xgb::Matrix& train, const xgb::Matrix& valid, const Train
   return {booster.predict(valid, best_round + 1), best_round + 1};
 }
 
-std::string csv_quote(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 nlohmann::json fold_json(const FoldResult& f) {
   auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
   return {{"fold", f.fold},
@@ -310,7 +329,8 @@ nlohmann::json fold_json(const FoldResult& f) {
           {"rmse", num(f.rmse)},
           {"r2", num(f.r2)},
           {"mean_efficiency", num(f.mean_efficiency)},
-          {"p10_efficiency", num(f.p10_efficiency)}};
+          {"p10_efficiency", num(f.p10_efficiency)},
+          {"top1", num(f.top1)}};
 }
 
 std::string timestamp() {
@@ -443,6 +463,18 @@ void fit_final(const Dataset& d, const std::vector<std::size_t>& rows,
   save_booster(booster, target, names, o);
 }
 
+// What --objective classify cannot do.
+void check_classify_options(const TrainOptions& o) {
+  if (o.targets.size() > 1)
+    throw InputError("", 0, "target",
+                     "the classify objective learns which kernel is fastest by one target: give "
+                     "one target");
+  if (!o.warm_start.empty())
+    throw InputError("", 0, "warm-start",
+                     "a classify model cannot be continued (its classes would change with the "
+                     "new data's winners): train it again on all the data");
+}
+
 // A warm start continues the same feature list and objective, or refuses.
 void check_warm_start(const FeatureSpec& previous, const features::Schema& schema,
                       const TrainOptions& o) {
@@ -565,13 +597,14 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
   TrainOptions o = options;
   const auto& objectives = objective_names();
   if (std::find(objectives.begin(), objectives.end(), o.objective) == objectives.end())
-    throw InputError(
-        "", 0, "objective",
-        "unknown objective '" + o.objective + "' (expected regression, ranking or efficiency)");
+    throw InputError("", 0, "objective",
+                     "unknown objective '" + o.objective +
+                         "' (expected regression, ranking, efficiency or classify)");
   if (o.objective == "efficiency" && o.targets.size() > 1)
     throw InputError("", 0, "target",
                      "the efficiency objective learns a kernel's fraction of its problem's best, "
                      "which is the same for tflops, latency and bandwidth: give one target");
+  if (o.objective == "classify") check_classify_options(o);
   if (o.out_dir.empty()) throw InputError("", 0, "out", "no output model directory given");
   if (o.parallel_trees < 1 || o.parallel_trees > 64)
     throw InputError("", 0, "parallel-trees", "must be in 1..64");
@@ -600,6 +633,11 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
   const features::Schema& schema = engine->schema(o.schema);
   if (!o.warm_start.empty()) check_warm_start(previous, schema, o);
   for (const auto& t : o.targets) target_value({}, t);  // validates the names
+  // The classifier reads the problem's features alone; refused before the rows are built when
+  // the engine has no such columns.
+  const bool classify = o.objective == "classify";
+  const std::vector<std::string> features =
+      classify ? ProblemFeatures::names_of(*engine) : schema.features;
 
   Dataset d = build_dataset(measurements, o, *engine, schema);
   if (!o.warm_start.empty() && previous.dtype != "any" && d.dtype != previous.dtype)
@@ -612,8 +650,10 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
   spec.dtype = d.dtype;
   spec.hardware = o.hardware;
   spec.schema = schema.name;
-  spec.features = schema.features;
-  spec.categorical = schema.categorical;
+  spec.features = features;
+  for (const auto& name : schema.categorical)
+    if (std::find(features.begin(), features.end(), name) != features.end())
+      spec.categorical.push_back(name);
   spec.targets = o.targets;
   if (!o.warm_start.empty()) {  // labels must be encoded as the continued model's were
     spec.log_targets = previous.log_targets;
@@ -627,7 +667,7 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
   spec.engine_state = engine_state;
   if (o.data_op != o.op) spec.data_op = o.data_op;
   bool cv = o.warm_start.empty() && o.folds > 0;
-  long per_target = cv ? long(o.folds + 1) * o.trees : o.add_trees;
+  long per_target = cv ? long(o.folds + 1) * o.trees : o.warm_start.empty() ? o.trees : o.add_trees;
   RoundProgress progress(o, per_target * long(o.targets.size()));
   TrainResult result;
   result.dir = o.out_dir;
@@ -638,11 +678,18 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
   for (const auto& target : o.targets) {
     TargetResult tr;
     tr.target = target;
-    auto rows = target_rows(d, target);
-    tr.rows = rows.size();
-    auto labels = make_labels(d, rows, target, spec);
-    if (cv) cross_validate(d, rows, labels, target, spec, o, progress, tr);
-    fit_final(d, rows, labels, target, schema.features, o, progress, tr);
+    if (classify) {
+      const long start = progress.done();
+      tr = train_classifier(
+          {d.rows, d.groups}, *engine, target, o, spec,
+          [&](long rounds, const std::string& what) { progress.reach(start + rounds, what); });
+    } else {
+      auto rows = target_rows(d, target);
+      tr.rows = rows.size();
+      auto labels = make_labels(d, rows, target, spec);
+      if (cv) cross_validate(d, rows, labels, target, spec, o, progress, tr);
+      fit_final(d, rows, labels, target, schema.features, o, progress, tr);
+    }
     nlohmann::json folds = nlohmann::json::array();
     for (const auto& f : tr.folds) folds.push_back(fold_json(f));
     if (cv)

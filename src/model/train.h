@@ -30,9 +30,10 @@ struct TrainOptions {
   // tflops, latency, bandwidth; empty = tflops, except for generic data in which no row has
   // TFLOPS > 0 (imported data often has only times): latency.
   std::vector<std::string> targets;
-  // "regression" (log1p of the target), "ranking" (pairwise, problem = query) or "efficiency"
+  // "regression" (log1p of the target), "ranking" (pairwise, problem = query), "efficiency"
   // (log of the row's value over its problem's best: only the order within a problem is
-  // learned, not each problem's overall speed).
+  // learned, not each problem's overall speed) or "classify" (per context, which kernel is a
+  // problem's fastest, from the problem's features alone: model/classify.h; generic op only).
   std::string objective = "regression";
   int folds = 5;  // 0: no cross-validation (final model only, no OOF file)
   int trees = 500;
@@ -75,8 +76,11 @@ struct FoldResult {
   int fold = 0;
   std::size_t train_rows = 0, valid_rows = 0, valid_shapes = 0;
   int best_trees = 0;
-  double rmse = 0, r2 = 0;  // target scale; NaN for ranking
+  double rmse = 0, r2 = 0;  // target scale; NaN for ranking and classify
   double mean_efficiency = 0, p10_efficiency = 0;
+  double top1 = 0;  // share of problems whose pick is a best kernel (efficiency 1)
+  // valid_shapes and the pick metrics from per-problem pick efficiencies (pick_efficiencies).
+  void set_picks(const std::vector<double>& efficiencies);
 };
 
 struct TargetResult {
@@ -100,6 +104,9 @@ struct TrainResult {
 // rows, fewer shapes than folds, warm start from a different feature list) and StorageError
 // when the model directory cannot be read or written.
 TrainResult train(const std::vector<data::Measurement>& measurements, const TrainOptions& options);
+
+// XGBoost settings that every objective's boosters share (objective and eval_metric apart).
+std::map<std::string, std::string> booster_settings(const TrainOptions& options);
 
 // The measured value of `target` ("tflops", "latency" = median ms, "bandwidth" = GB/s).
 double target_value(const data::Measurement& m, const std::string& target);

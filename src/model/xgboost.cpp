@@ -47,7 +47,11 @@ Booster::Booster(const std::vector<const Matrix*>& cache) {
 }
 
 Booster::~Booster() {
-  XGBoosterFree(handle_);
+  if (handle_) XGBoosterFree(handle_);
+}
+
+Booster::Booster(Booster&& other) noexcept : handle_(other.handle_) {
+  other.handle_ = nullptr;
 }
 
 void Booster::set_param(const std::string& name, const std::string& value) {
@@ -71,8 +75,9 @@ double Booster::evaluate(int iteration, const Matrix& data, const std::string& n
   return std::stod(text.substr(colon + 1));
 }
 
-std::vector<float> Booster::predict(const Matrix& data, int tree_end) const {
-  std::string config = R"({"type": 0, "training": false, "iteration_begin": 0, "iteration_end": )" +
+std::vector<float> Booster::predict(const Matrix& data, int tree_end, bool margin) const {
+  std::string config = R"({"type": )" + std::string(margin ? "1" : "0") +
+                       R"(, "training": false, "iteration_begin": 0, "iteration_end": )" +
                        std::to_string(tree_end) + R"(, "strict_shape": false})";
   const bst_ulong* shape = nullptr;
   bst_ulong dim = 0;
@@ -87,6 +92,12 @@ int Booster::boosted_rounds() const {
   int rounds = 0;
   check(XGBoosterBoostedRounds(handle_, &rounds));
   return rounds;
+}
+
+Booster Booster::slice(int rounds) const {
+  BoosterHandle out = nullptr;
+  check(XGBoosterSlice(handle_, 0, rounds, 1, &out));
+  return Booster(Adopt{}, out);
 }
 
 std::string Booster::save_json() const {

@@ -32,20 +32,27 @@ class Booster {
   ~Booster();
   Booster(const Booster&) = delete;
   Booster& operator=(const Booster&) = delete;
+  Booster(Booster&& other) noexcept;
+  Booster& operator=(Booster&&) = delete;
 
   void set_param(const std::string& name, const std::string& value);
   void update(int iteration, const Matrix& train);
   // Value of the (last) evaluation metric on `data` after `iteration`.
   double evaluate(int iteration, const Matrix& data, const std::string& name);
-  // Predictions using trees [0, tree_end) (0: all trees).
-  std::vector<float> predict(const Matrix& data, int tree_end = 0) const;
+  // Predictions using the trees of rounds [0, tree_end) (0: all rounds); with `margin`, the
+  // untransformed margins (n x classes for a multi-class model, row-major).
+  std::vector<float> predict(const Matrix& data, int tree_end = 0, bool margin = false) const;
   int boosted_rounds() const;
+  // A new booster holding the trees of rounds [0, rounds): an early-stopped model's best prefix.
+  Booster slice(int rounds) const;
   std::string save_json() const;
   void load(const std::string& bytes);  // JSON model text
   // Total gain per feature name (features never used in a split are absent).
   std::vector<std::pair<std::string, double>> importances(const std::string& type) const;
 
  private:
+  struct Adopt {};
+  Booster(Adopt, void* handle) : handle_(handle) {}
   void* handle_ = nullptr;
 };
 

@@ -3,11 +3,21 @@
 #include <algorithm>
 #include <numeric>
 #include <optional>
+#include <stdexcept>
 
 #include "core/error.h"
 #include "core/key_values.h"
 
 namespace kselect::select {
+
+namespace {
+// A classify model's candidates: it looks kernels up by name among its classes and never
+// extracts kernel features.
+struct NamedKernels : features::KernelBlock {
+  std::vector<std::string> names;
+  std::size_t size() const override { return names.size(); }
+};
+}  // namespace
 
 Ranker Ranker::load(const std::filesystem::path& dir, const HardwareProfile& hardware,
                     const std::map<std::string, nlohmann::json>& kernel_configs) {
@@ -18,6 +28,13 @@ Ranker Ranker::load(const std::filesystem::path& dir, const HardwareProfile& har
       features::extend_engine_state(r.spec_.op, r.spec_.engine_state, kernel_configs));
   r.all_columns_.resize(r.engine_->all_features().size());
   std::iota(r.all_columns_.begin(), r.all_columns_.end(), 0);
+  if (r.spec_.objective == "classify") {
+    // The classifier reads the problem columns the spec lists, in that order: no remapping.
+    r.problem_features_ = std::make_unique<model::ProblemFeatures>(*r.engine_, r.spec_.features);
+    r.classifier_ = std::make_unique<model::KernelClassifier>(model::KernelClassifier::load(
+        dir, r.spec_.classifier, r.spec_.features.size(), (dir / "feature_spec.json").string()));
+    return r;
+  }
   std::vector<int> mapping =
       r.engine_->columns_of(r.spec_.features, "model " + (dir / "feature_spec.json").string());
   for (const auto& target : r.spec_.targets) {
@@ -40,11 +57,30 @@ Ranker Ranker::load(const std::filesystem::path& dir, const HardwareProfile& har
 }
 
 bool Ranker::has_target(const std::string& target) const {
-  return std::any_of(models_.begin(), models_.end(), [&](auto& m) { return m.target == target; });
+  return std::find(spec_.targets.begin(), spec_.targets.end(), target) != spec_.targets.end();
+}
+
+void Ranker::set_cascade(const Cascade& cascade) {
+  if (classifier_ && cascade.enabled())
+    throw InputError("", 0, "cascade",
+                     "a classify model scores one small model per context and has no ordering "
+                     "model to cut short: leave out --cascade");
+  cascade_ = cascade;
+}
+
+std::size_t Ranker::num_trees() const {
+  if (!classifier_) return models_[primary_].forest.num_trees();
+  std::size_t trees = 0;
+  for (const auto& c : classifier_->contexts())
+    if (c.forest) trees += c.forest->num_trees();
+  return trees;
 }
 
 std::unique_ptr<features::KernelBlock> Ranker::prepare(std::span<const std::string> kernels) const {
-  return engine_->prepare(kernels);
+  if (!classifier_) return engine_->prepare(kernels);
+  auto block = std::make_unique<NamedKernels>();
+  block->names.assign(kernels.begin(), kernels.end());
+  return block;
 }
 
 void Ranker::check_dtype(std::string_view problem) const {
@@ -110,6 +146,12 @@ void Ranker::primary_margins(std::size_t n, std::vector<double>& out) const {
 void Ranker::score(std::string_view problem, const features::KernelBlock& kernels,
                    std::vector<double>& out) const {
   check_dtype(problem);
+  if (classifier_) {
+    const auto* named = dynamic_cast<const NamedKernels*>(&kernels);
+    if (!named) throw std::logic_error("Ranker::score: a block from another Ranker's prepare()");
+    classifier_->score(*problem_features_, problem, named->names, out);
+    return;
+  }
   const std::size_t n = kernels.size();
   rows_.resize(n * all_columns_.size());
   engine_->extract_rows(problem, kernels, all_columns_, rows_.data());
@@ -124,6 +166,9 @@ std::vector<Scored> Ranker::rank(std::string_view problem, const features::Kerne
   score(problem, kernels, scores);  // also fills rows_
   std::vector<Scored> out(names.size());
   for (std::size_t i = 0; i < names.size(); ++i) out[i].kernel = names[i], out[i].score = scores[i];
+  if (classifier_)
+    for (auto& s : out)
+      if (s.score != model::KernelClassifier::kNotAClass) s.probability = s.score;
   std::vector<float> raw;
   for (std::size_t k = 0; k < models_.size(); ++k) {
     const TargetModel& m = models_[k];

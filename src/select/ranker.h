@@ -21,6 +21,7 @@
 
 #include "core/hardware.h"
 #include "features/engine.h"
+#include "model/classify.h"
 #include "model/feature_spec.h"
 #include "model/forest.h"
 
@@ -34,6 +35,10 @@ struct Scored {
   double bandwidth_gb_s = std::nan("");
   // Predicted fraction of the best candidate's speed (models of the efficiency objective).
   double efficiency = std::nan("");
+  // Classify models: the probability that this kernel is the problem's fastest; NaN for a
+  // kernel that is not a class of the problem's context (it ranks last, score
+  // KernelClassifier::kNotAClass).
+  double probability = std::nan("");
 };
 
 // Two-stage scoring, for selection latency: every candidate runs the first `prefix_trees` trees
@@ -53,8 +58,9 @@ struct Cascade {
 // Not thread-safe (it reuses a scratch buffer): use one Ranker per thread.
 class Ranker {
  public:
-  // Loads feature_spec.json and model_<target>.json[.gz] from `dir`; hw_* features come from
-  // `hardware`. StorageError for a missing or corrupt file, InputError for missing features.
+  // Loads feature_spec.json and model_<target>.json[.gz] from `dir` (a classify model: its
+  // per-context models, model::KernelClassifier); hw_* features come from `hardware`.
+  // StorageError for a missing or corrupt file, InputError for missing features.
   // `kernel_configs`: parameters of kernels the model may not have seen (a generic model
   // ranking held-out data; see features::extend_engine_state).
   static Ranker load(const std::filesystem::path& dir,
@@ -64,14 +70,21 @@ class Ranker {
   const model::FeatureSpec& spec() const { return spec_; }
   const features::FeatureEngine& engine() const { return *engine_; }
   bool has_target(const std::string& target) const;
-  void set_cascade(const Cascade& cascade) { cascade_ = cascade; }
-  // Trees of the model that orders the ranking.
-  std::size_t num_trees() const { return models_[primary_].forest.num_trees(); }
+  // InputError for a classify model: its small per-context forests have no ordering model to
+  // cut short.
+  void set_cascade(const Cascade& cascade);
+  // Trees of the model that orders the ranking (a classify model: of every context's model).
+  std::size_t num_trees() const;
+  // The classifier of a classify model, else null.
+  const model::KernelClassifier* classifier() const { return classifier_.get(); }
 
   // Parses kernel names once (reuse the block across problems).
   std::unique_ptr<features::KernelBlock> prepare(std::span<const std::string> kernels) const;
   // Every kernel of `kernels` scored and sorted best first (ties keep the input order).
-  // Throws InputError when the problem's dtype differs from the model's.
+  // Throws InputError when the problem's dtype differs from the model's. A classify model
+  // scores each kernel's class probability in the problem's context (problem features computed
+  // once); a kernel that is not a class, and every kernel of a context never seen in training,
+  // scores KernelClassifier::kNotAClass and ranks last in input order.
   std::vector<Scored> rank(std::string_view problem, const features::KernelBlock& kernels,
                            std::span<const std::string> names) const;
   std::vector<Scored> rank(std::string_view problem, std::span<const std::string> kernels) const;
@@ -91,9 +104,11 @@ class Ranker {
 
   model::FeatureSpec spec_;
   std::unique_ptr<features::FeatureEngine> engine_;
-  std::vector<int> all_columns_;  // 0..n-1 over engine->all_features()
-  std::vector<TargetModel> models_;
-  int primary_ = 0;  // the model whose predictions order the ranking
+  std::vector<int> all_columns_;     // 0..n-1 over engine->all_features()
+  std::vector<TargetModel> models_;  // empty for a classify model
+  int primary_ = 0;                  // the model whose predictions order the ranking
+  std::unique_ptr<const model::KernelClassifier> classifier_;  // classify models only
+  std::unique_ptr<const model::ProblemFeatures> problem_features_;
   Cascade cascade_;
   mutable std::vector<float> rows_;
 };

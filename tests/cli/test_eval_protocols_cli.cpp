@@ -92,6 +92,18 @@ TEST(EvalProtocolsCli, StrictProtocolOnAnImportedFindDb) {
   EXPECT_EQ(f["problems"], 60);
   EXPECT_EQ(f["slices"]["context"].size(), 1u);
   EXPECT_EQ(run_cli({"eval", "--protocol", "strict", "--db", db, "--where", "dir=X"}).code, 3);
+
+  // "!=" excludes; --picks writes one CSV row per problem.
+  const std::string picks = dir.file("picks.csv");
+  auto backward = run_cli({"eval", "--protocol", "strict", "--db", db, "--trees", "20", "--where",
+                           "dir!=F", "--picks", picks, "--json"});
+  ASSERT_EQ(backward.code, 0) << backward.out;
+  EXPECT_EQ(nlohmann::json::parse(backward.out)["problems"], 60);
+  std::ifstream picks_in(picks);
+  std::string line;
+  int lines = 0;
+  while (std::getline(picks_in, line)) ++lines;
+  EXPECT_EQ(lines, 61);
 }
 
 }  // namespace

@@ -104,6 +104,35 @@ TEST(ListedProtocol, PicksWithinTheTieBandCountAsTieHits) {
   EXPECT_GT(r.overall.mean_efficiency, 0.99);
 }
 
+TEST(ListedProtocol, PicksCsvHasEveryProblemAndThreeDimensionalLayoutsGetTheirOwnRows) {
+  std::vector<data::Measurement> rows;
+  for (int g = 0; g < 20; ++g) {
+    rows.push_back(listed(g, "fast", 1));
+    rows.push_back(listed(g, "slow", 2));
+    data::Measurement three_d = listed(g, "naive3d", 5);  // the 3-D form lists other solvers
+    three_d.problem += ",layout=NCDHW";
+    rows.push_back(three_d);
+  }
+  ListedReport r = evaluate_listed(rows, {}, quick("classify"));
+  ASSERT_EQ(r.by_context.size(), 2u);
+  EXPECT_EQ(r.by_context[0].context, "dir=F,dtype=fp32");
+  EXPECT_EQ(r.by_context[1].context, "dir=F,dtype=fp32,layout=NCDHW");
+  ASSERT_EQ(r.picks.size(), 40u);
+  EXPECT_TRUE(std::is_sorted(r.picks.begin(), r.picks.end(),
+                             [](const auto& a, const auto& b) { return a.problem < b.problem; }));
+  std::string csv = listed_picks_csv(r);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 41);
+  EXPECT_EQ(csv.rfind("problem,context,fold,picked,best,listed,unlisted,efficiency,baseline\n", 0),
+            0u);
+  // Problem texts hold commas: quoted.
+  EXPECT_NE(csv.find("\"c=1,dir=F,dtype=fp32\",\"dir=F,dtype=fp32\","), std::string::npos);
+  for (const auto& p : r.picks) {
+    EXPECT_EQ(p.listed, p.problem.find("NCDHW") != std::string::npos ? 1u : 2u);
+    EXPECT_GE(p.fold, 0);
+    EXPECT_LT(p.fold, 5);
+  }
+}
+
 TEST(ListedProtocol, RejectsUnusableInput) {
   EXPECT_THROW(evaluate_listed({}, {}, quick("joint")), InputError);
   EXPECT_THROW(evaluate_listed(synthetic_find_db(10), {}, quick("magic")), InputError);

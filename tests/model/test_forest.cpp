@@ -126,5 +126,81 @@ TEST(Forest, CorruptModelsAreStorageErrors) {
   std::filesystem::remove_all(dir);
 }
 
+// Three classes from two columns (quadrants, one class wins two of them), with missing values:
+// a multi:softprob model through our XGBoost wrapper.
+struct MultiClassModel {
+  Fixture data;
+  std::string json;
+  std::vector<float> margins, probabilities;  // XGBoost's, n x 3
+};
+
+MultiClassModel train_multi_class(int rounds) {
+  MultiClassModel m;
+  m.data = make_data(4);
+  m.data.rows = 600;
+  m.data.x.resize(m.data.rows * m.data.cols);
+  m.data.y.clear();
+  for (size_t r = 0; r < m.data.rows; ++r) {
+    const float* row = &m.data.x[r * m.data.cols];
+    bool a = !std::isnan(row[1]) && row[1] > 0, b = !std::isnan(row[2]) && row[2] > 0.5f;
+    m.data.y.push_back(a && b ? 0.0f : a ? 1.0f : 2.0f);
+  }
+  xgb::Matrix matrix(m.data.x.data(), m.data.rows, m.data.cols, 1);
+  matrix.set_labels(m.data.y);
+  xgb::Booster b({&matrix});
+  b.set_param("objective", "multi:softprob");
+  b.set_param("num_class", "3");
+  b.set_param("tree_method", "hist");
+  b.set_param("max_depth", "4");
+  b.set_param("nthread", "1");
+  for (int i = 0; i < rounds; ++i) b.update(i, matrix);
+  m.margins = b.predict(matrix, 0, true);
+  m.probabilities = b.predict(matrix);
+  m.json = b.save_json();
+  return m;
+}
+
+TEST(Forest, MultiClassMarginsAndSoftmaxMatchXgboost) {
+  MultiClassModel m = train_multi_class(12);
+  Forest forest = Forest::from_xgboost_json(nlohmann::json::parse(m.json), "multi");
+  ASSERT_EQ(forest.num_outputs(), 3u);
+  EXPECT_EQ(forest.num_trees(), 36u);  // one tree per class and round
+  const size_t n = m.data.rows;
+  ASSERT_EQ(m.margins.size(), n * 3);
+  std::vector<float> got(n * 3);
+  forest.predict_margins(m.data.x.data(), n, m.data.cols, got.data());
+  for (size_t i = 0; i < n * 3; ++i) ASSERT_NEAR(got[i], m.margins[i], 1e-6) << "value " << i;
+  for (size_t r = 0; r < n; ++r) {
+    const float* z = &got[r * 3];
+    double top = std::max({z[0], z[1], z[2]}), sum = 0;
+    for (int g = 0; g < 3; ++g) sum += std::exp(z[g] - top);
+    for (int g = 0; g < 3; ++g)
+      ASSERT_NEAR(std::exp(z[g] - top) / sum, m.probabilities[r * 3 + g], 1e-6);
+  }
+  // The one-output paths refuse: they would add every class's trees into one margin.
+  float one = 0;
+  EXPECT_THROW(forest.predict(m.data.x.data(), 1, m.data.cols, &one), std::logic_error);
+}
+
+TEST(Forest, OneOutputMarginsEqualPredict) {
+  Fixture f = make_data(5);
+  std::vector<float> expected;
+  Forest forest =
+      Forest::from_xgboost_json(nlohmann::json::parse(train_model(f, 8, &expected)), "t");
+  EXPECT_EQ(forest.num_outputs(), 1u);
+  std::vector<float> margins(f.rows);
+  forest.predict_margins(f.x.data(), f.rows, f.cols, margins.data());
+  EXPECT_EQ(margins, forest_predict(forest, f));
+}
+
+TEST(Forest, MultiClassModelWithBadTreeInfoIsAStorageError) {
+  nlohmann::json model = nlohmann::json::parse(train_multi_class(2).json);
+  auto& info = model["learner"]["gradient_booster"]["model"]["tree_info"];
+  info[0] = 7;
+  EXPECT_THROW(Forest::from_xgboost_json(model, "bad group"), StorageError);
+  info.erase(info.begin());
+  EXPECT_THROW(Forest::from_xgboost_json(model, "short tree_info"), StorageError);
+}
+
 }  // namespace
 }  // namespace kselect::model

@@ -1,0 +1,277 @@
+#include "model/classify.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "core/error.h"
+#include "core/key_values.h"
+#include "model/file_io.h"
+#include "ops/generic/features.h"
+#include "ops/generic/vocabulary.h"
+
+namespace kselect::model {
+
+std::vector<std::string> ProblemFeatures::names_of(const features::FeatureEngine& engine) {
+  const auto* generic = dynamic_cast<const generic::GenericFeatureEngine*>(&engine);
+  if (!generic)
+    throw InputError("", 0, "objective",
+                     "classify learns from the problem's features alone, which only the generic "
+                     "op separates from the kernel's; the '" +
+                         std::string(engine.op()) + "' op has none: train with --op generic");
+  const auto& all = generic->vocabulary().features();
+  return {all.begin(), all.begin() + std::ptrdiff_t(generic->vocabulary().problem_width())};
+}
+
+ProblemFeatures::ProblemFeatures(const features::FeatureEngine& engine,
+                                 std::vector<std::string> names)
+    : engine_(&engine),
+      names_(std::move(names)),
+      columns_(engine.columns_of(names_, "the classifier")),
+      placeholder_(engine.prepare(std::vector<std::string>{""})) {}
+
+void ProblemFeatures::row(std::string_view problem, float* out) const {
+  engine_->extract_rows(problem, *placeholder_, columns_, out);
+}
+
+namespace {
+
+// Softmax of one row of margins, in double (the pick is the largest either way).
+std::vector<double> softmax(const float* margins, std::size_t n) {
+  std::vector<double> p(n);
+  const double top = *std::max_element(margins, margins + n);
+  double sum = 0;
+  for (std::size_t i = 0; i < n; ++i) sum += p[i] = std::exp(double(margins[i]) - top);
+  for (double& v : p) v /= sum;
+  return p;
+}
+
+// The problems of one context, in the order given.
+std::map<std::string, std::vector<const ClassifyExample*>> by_context(
+    const std::vector<ClassifyExample>& examples) {
+  std::map<std::string, std::vector<const ClassifyExample*>> out;
+  for (const auto& e : examples) out[KernelClassifier::context_of(e.problem)].push_back(&e);
+  return out;
+}
+
+// Feature rows and class labels of `examples`; those whose winner is not a class are skipped.
+struct Rows {
+  std::vector<float> x, labels;
+  std::size_t size() const { return labels.size(); }
+};
+
+Rows make_rows(const std::vector<const ClassifyExample*>& examples,
+               const std::vector<std::string>& classes, const ProblemFeatures& features) {
+  Rows rows;
+  for (const ClassifyExample* e : examples) {
+    auto it = std::lower_bound(classes.begin(), classes.end(), e->winner);
+    if (it == classes.end() || *it != e->winner) continue;
+    rows.labels.push_back(float(it - classes.begin()));
+    rows.x.resize(rows.x.size() + features.width());
+    features.row(e->problem, rows.x.data() + rows.x.size() - features.width());
+  }
+  return rows;
+}
+
+std::unique_ptr<xgb::Matrix> make_matrix(const Rows& rows, const ProblemFeatures& features,
+                                         int threads) {
+  auto m = std::make_unique<xgb::Matrix>(rows.x.data(), rows.size(), features.width(), threads);
+  m->set_labels(rows.labels);
+  m->set_feature_names(features.names());
+  return m;
+}
+
+// Boosts one context's multi:softprob model; with validation rows and early stopping, keeps
+// the rounds up to the lowest validation log loss. `step` reports each round.
+void fit_context(KernelClassifier::Context& c, const Rows& train, const Rows& valid,
+                 const ProblemFeatures& features, const ClassifierParams& params, int rounds,
+                 const std::function<void(int round)>& step) {
+  auto train_m = make_matrix(train, features, params.threads);
+  const bool stops = params.early_stopping > 0 && valid.size() > 0;
+  auto valid_m = stops ? make_matrix(valid, features, params.threads) : nullptr;
+  std::vector<const xgb::Matrix*> cache = {train_m.get()};
+  if (valid_m) cache.push_back(valid_m.get());
+  auto booster = std::make_unique<xgb::Booster>(cache);
+  for (const auto& [name, value] : params.xgboost) booster->set_param(name, value);
+  booster->set_param("objective", "multi:softprob");
+  booster->set_param("num_class", std::to_string(c.classes.size()));
+  if (stops) booster->set_param("eval_metric", "mlogloss");
+  int best_round = rounds - 1;
+  double best = 0;
+  for (int round = 0; round < rounds; ++round) {
+    booster->update(round, *train_m);
+    step(round);
+    if (!stops) continue;
+    double loss = booster->evaluate(round, *valid_m, "valid");
+    if (round == 0 || loss < best) best = loss, best_round = round;
+    if (round - best_round >= params.early_stopping) break;
+  }
+  c.rounds = best_round + 1;
+  if (c.rounds < booster->boosted_rounds())
+    booster = std::make_unique<xgb::Booster>(booster->slice(c.rounds));
+  c.forest = std::make_shared<const Forest>(Forest::from_xgboost_json(
+      nlohmann::json::parse(booster->save_json()), "classifier of " + c.name));
+  c.booster = std::move(booster);
+}
+
+}  // namespace
+
+std::string KernelClassifier::context_of(std::string_view problem) {
+  return generic::GenericVocabulary::context(KeyValues::parse(problem, "problem"));
+}
+
+const KernelClassifier::Context* KernelClassifier::find(const std::string& context) const {
+  auto it =
+      std::lower_bound(contexts_.begin(), contexts_.end(), context,
+                       [](const Context& c, const std::string& name) { return c.name < name; });
+  return it != contexts_.end() && it->name == context ? &*it : nullptr;
+}
+
+KernelClassifier KernelClassifier::fit(const std::vector<ClassifyExample>& train,
+                                       const ProblemFeatures& features,
+                                       const ClassifierParams& params,
+                                       const std::vector<ClassifyExample>& validation,
+                                       const Progress& progress) {
+  if (train.empty()) throw InputError("", 0, "", "the classifier needs training problems");
+  const auto train_groups = by_context(train);
+  const auto valid_groups = by_context(validation);
+  // Progress counts each context's share of the training problems (its cost) over its rounds.
+  const double total = double(train.size());
+  double done = 0;
+  KernelClassifier out;
+  for (const auto& [context, examples] : train_groups) {
+    Context& c = out.contexts_.emplace_back();
+    c.name = context;
+    c.problems = examples.size();
+    std::set<std::string> winners;
+    for (const ClassifyExample* e : examples) winners.insert(e->winner);
+    c.classes.assign(winners.begin(), winners.end());
+    const double share = double(examples.size()) / total;
+    if (c.classes.size() > 1) {
+      auto it = params.context_rounds.find(context);
+      const int rounds = it != params.context_rounds.end() ? it->second : params.rounds;
+      auto valid = valid_groups.find(context);
+      Rows valid_rows =
+          valid == valid_groups.end() ? Rows{} : make_rows(valid->second, c.classes, features);
+      fit_context(c, make_rows(examples, c.classes, features), valid_rows, features, params, rounds,
+                  [&](int round) {
+                    if (progress) progress(done + share * double(round + 1) / rounds, context);
+                  });
+    }
+    done += share;
+    if (progress) progress(done, context);
+  }
+  return out;
+}
+
+void KernelClassifier::score(const ProblemFeatures& features, std::string_view problem,
+                             std::span<const std::string> candidates,
+                             std::vector<double>& out) const {
+  out.assign(candidates.size(), kNotAClass);
+  const Context* c = find(context_of(problem));
+  if (!c) return;
+  std::vector<double> probability(1, 1.0);  // a single class always wins
+  if (c->forest) {
+    std::vector<float> row(features.width()), margins(c->classes.size());
+    features.row(problem, row.data());
+    c->forest->predict_margins(row.data(), 1, row.size(), margins.data());
+    probability = softmax(margins.data(), margins.size());
+  }
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    auto it = std::lower_bound(c->classes.begin(), c->classes.end(), candidates[i]);
+    if (it != c->classes.end() && *it == candidates[i])
+      out[i] = probability[std::size_t(it - c->classes.begin())];
+  }
+}
+
+namespace {
+// Model files of `target` a previous training may have left: model_<target>.json (another
+// objective's, which an older reader would load in place of the classifier) and
+// model_<target>.<n>.json of a classifier with more contexts.
+void remove_previous_models(const std::filesystem::path& dir, const std::string& target) {
+  const std::string prefix = "model_" + target + ".";
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    std::string rest = name.substr(prefix.size());
+    if (rest.size() > 3 && rest.compare(rest.size() - 3, 3, ".gz") == 0)
+      rest.resize(rest.size() - 3);
+    if (rest.size() < 4 || rest.compare(rest.size() - 4, 4, "json") != 0) continue;
+    rest.resize(rest.size() - 4);  // "" or "<n>."
+    if (rest.empty() || (rest.back() == '.' && parse_int(rest.substr(0, rest.size() - 1))))
+      std::filesystem::remove(entry.path());
+  }
+}
+}  // namespace
+
+nlohmann::json KernelClassifier::save(const std::filesystem::path& dir, const std::string& target,
+                                      bool compress) const {
+  remove_previous_models(dir, target);
+  nlohmann::json contexts = nlohmann::json::array();
+  for (std::size_t n = 0; n < contexts_.size(); ++n) {
+    const Context& c = contexts_[n];
+    nlohmann::json model;  // null: a single class
+    if (c.forest) {
+      if (!c.booster) throw std::logic_error("KernelClassifier::save: a loaded model");
+      std::string file = "model_" + target + "." + std::to_string(n) + ".json";
+      if (compress)
+        write_gzip(dir / (file += ".gz"), c.booster->save_json());
+      else
+        write_file(dir / file, c.booster->save_json());
+      model = file;
+    }
+    contexts.push_back({{"context", c.name},
+                        {"classes", c.classes},
+                        {"model", model},
+                        {"rounds", c.rounds},
+                        {"problems", c.problems}});
+  }
+  return {{"contexts", contexts}};
+}
+
+KernelClassifier KernelClassifier::load(const std::filesystem::path& dir,
+                                        const nlohmann::json& classifier, std::size_t width,
+                                        const std::string& source) {
+  auto fail = [&](std::size_t n, const std::string& what) {
+    return StorageError(source + ": classifier.contexts[" + std::to_string(n) + "]: " + what);
+  };
+  if (!classifier.is_object() || !classifier.contains("contexts") ||
+      !classifier["contexts"].is_array())
+    throw StorageError(source + ": a classify model needs \"classifier\": {\"contexts\": [...]}");
+  KernelClassifier out;
+  const auto& list = classifier["contexts"];
+  for (std::size_t n = 0; n < list.size(); ++n) {
+    const auto& j = list[n];
+    Context c;
+    try {
+      c.name = j.at("context").get<std::string>();
+      c.classes = j.at("classes").get<std::vector<std::string>>();
+      c.rounds = j.value("rounds", 0);
+      c.problems = j.value("problems", std::size_t(0));
+    } catch (const nlohmann::json::exception& e) {
+      throw fail(n, e.what());
+    }
+    if (c.classes.empty() || !std::is_sorted(c.classes.begin(), c.classes.end()) ||
+        std::adjacent_find(c.classes.begin(), c.classes.end()) != c.classes.end())
+      throw fail(n, "classes must be a sorted list of distinct kernel names");
+    if (!out.contexts_.empty() && !(out.contexts_.back().name < c.name))
+      throw fail(n, "contexts must be sorted by name, each once");
+    const auto& model = j.contains("model") ? j["model"] : nlohmann::json();
+    if (c.classes.size() > 1) {
+      if (!model.is_string()) throw fail(n, "a context with several classes needs a model file");
+      auto forest = Forest::load(dir / model.get<std::string>());
+      if (forest.num_outputs() != c.classes.size())
+        throw fail(n, model.get<std::string>() + " has " + std::to_string(forest.num_outputs()) +
+                          " outputs for " + std::to_string(c.classes.size()) + " classes");
+      if (forest.num_features() > int(width))
+        throw fail(n, model.get<std::string>() + " reads feature " +
+                          std::to_string(forest.num_features() - 1) + " of " +
+                          std::to_string(width) + " problem features");
+      c.forest = std::make_shared<const Forest>(std::move(forest));
+    }
+    out.contexts_.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace kselect::model
