@@ -114,6 +114,15 @@ std::function<int()> setup(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--trees", a->protocol_job.listed.trees, "strict: boosting rounds per model")
       ->capture_default_str();
+  cmd->add_option("--eta", a->protocol_job.listed.eta, "strict: learning rate")
+      ->capture_default_str();
+  cmd->add_option("--max-leaves", a->protocol_job.listed.max_leaves, "strict: leaves per tree")
+      ->capture_default_str();
+  cmd->add_option("--min-child-weight", a->protocol_job.listed.min_child_weight,
+                  "strict: smallest hessian sum of a leaf")
+      ->capture_default_str();
+  cmd->add_option("--seed", a->protocol_job.listed.seed, "strict: XGBoost seed")
+      ->capture_default_str();
   cmd->add_option("--transfer-trees", a->protocol_job.transfer.trees, "transfer: boosting rounds")
       ->capture_default_str();
   cmd->add_option("--where", a->protocol_job.where,

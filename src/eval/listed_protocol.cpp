@@ -316,6 +316,10 @@ ListedReport evaluate_listed(const std::vector<data::Measurement>& rows,
         "", 0, "method",
         "unknown method '" + o.method + "' (expected speed, applicability, joint or classify)");
   if (o.folds < 2) throw InputError("", 0, "folds", "the strict protocol needs at least 2 folds");
+  if (o.trees < 1) throw InputError("", 0, "trees", "must be at least 1");
+  if (!(o.eta > 0 && o.eta <= 1)) throw InputError("", 0, "eta", "must be in (0, 1]");
+  if (o.max_leaves < 2) throw InputError("", 0, "max-leaves", "must be at least 2");
+  if (!(o.min_child_weight >= 0)) throw InputError("", 0, "min-child-weight", "must be at least 0");
   auto start = std::chrono::steady_clock::now();
   ListedReport report;
   report.method = o.method;

@@ -104,6 +104,14 @@ TEST(EvalProtocolsCli, StrictProtocolOnAnImportedFindDb) {
   int lines = 0;
   while (std::getline(picks_in, line)) ++lines;
   EXPECT_EQ(lines, 61);
+
+  // Boosting settings reach the protocol; bad ones are input errors.
+  auto tuned = run_cli({"eval", "--protocol", "strict", "--db", db, "--trees", "10", "--eta", "0.3",
+                        "--max-leaves", "7", "--min-child-weight", "1", "--seed", "3", "--json"});
+  ASSERT_EQ(tuned.code, 0) << tuned.out;
+  EXPECT_EQ(nlohmann::json::parse(tuned.out)["problems"], 120);
+  EXPECT_EQ(run_cli({"eval", "--protocol", "strict", "--db", db, "--eta", "0"}).code, 3);
+  EXPECT_EQ(run_cli({"eval", "--protocol", "strict", "--db", db, "--max-leaves", "1"}).code, 3);
 }
 
 }  // namespace
