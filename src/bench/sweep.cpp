@@ -170,6 +170,7 @@ void contender_rounds(std::vector<Candidate>& candidates, const SweepSettings& s
   for (Candidate& c : candidates)
     if (double m = median_ms(c); m > 0 && m <= (1 + s.contender_band) * best)
       contenders.push_back(&c);
+  if (contenders.size() < 2) return;  // a clear winner: more rounds would decide nothing
   SweepSettings more = s;
   more.repeat = s.contender_repeat;
   more.prune_factor = 0;  // contenders are never hopeless

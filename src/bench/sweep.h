@@ -39,9 +39,9 @@ struct SweepSettings {
   static constexpr int kMaxCallsPerSample = 100000;
   // After the `repeat` rounds, `contender_repeat` more interleaved rounds for the contenders:
   // the kernels whose median is within `contender_band` (relative) of the problem's best
-  // median. Noise decides between near-equal kernels, and a pick is judged against the best
-  // one, so repeats there raise what any selector can reach on the data (the split-half
-  // ceiling of kselect eval) for a few kernels' time per problem. 0: off.
+  // median, when there are at least two. Noise decides between near-equal kernels, and a pick
+  // is judged against the best one, so repeats there raise what any selector can reach on the
+  // data (the split-half ceiling of kselect eval) for a few kernels' time per problem. 0: off.
   int contender_repeat = 0;
   double contender_band = 0.1;
   Shard shard;

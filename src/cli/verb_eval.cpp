@@ -46,8 +46,15 @@ int run(EvalArgs& a) {
       throw InputError("", 0, "protocol",
                        "--protocol " + a.protocol +
                            " trains its own models: it takes no --model, --oof or --heldout");
+    if (!a.protocol_job.picks_file.empty() && a.protocol != "strict")
+      throw InputError("", 0, "picks",
+                       "--picks writes the strict protocol's picks: add --protocol strict");
     return run_protocol(a);
   }
+  if (!a.protocol_job.picks_file.empty())
+    throw InputError("", 0, "picks",
+                     "--picks writes the strict protocol's picks (a model's picks are the "
+                     "per_problem entries of --json)");
   if (a.protocol == "out-of-fold") a.oof = true;
   if (a.protocol == "held-out") a.heldout = true;
   a.job.protocol = a.oof       ? eval::Protocol::kOutOfFold

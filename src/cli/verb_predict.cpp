@@ -34,16 +34,21 @@ std::vector<std::string> candidates_for(const PredictArgs& a, const select::Rank
   return select::model_kernels(ranker.engine(), problem);
 }
 
-// A classify model ranks a context without training problems in input order, which means
-// nothing: refused with the contexts it knows.
-void check_known_context(const model::KernelClassifier& classifier, const std::string& problem) {
+// A classify model ranks a context without classes in input order, which means nothing:
+// refused. A context never seen in training is refused before, by the vocabulary's candidates
+// (candidates_for: a classify model is generic), with the contexts the model knows; one seen
+// in training has no classes when none of its problems had a valid `target` > 0 (a tflops
+// model on a context measured in times only), refused here with the contexts that have.
+void check_classified_context(const model::KernelClassifier& classifier, const std::string& target,
+                              const std::string& problem) {
   const std::string context = model::KernelClassifier::context_of(problem);
   if (classifier.find(context)) return;
   std::string known;
   for (const auto& c : classifier.contexts()) known += (known.empty() ? "" : "; ") + c.name;
   throw InputError("", 0, "problem",
                    "the classifier has no class for " + (context.empty() ? "no context" : context) +
-                       " (no training problem of it had a usable time; it knows: " + known + ")");
+                       " (no training problem of it had a valid " + target +
+                       " > 0; it has classes for: " + known + ")");
 }
 
 nlohmann::json number(double v) {
@@ -120,7 +125,10 @@ int run(const PredictArgs& a) {
     std::cerr << "kselect: no kernel of rule set '" << a.rules << "' supports " << problem << "\n";
     return kExitFailure;
   }
-  if (const auto* classifier = ranker.classifier()) check_known_context(*classifier, problem);
+  if (const auto* classifier = ranker.classifier()) {
+    const auto& targets = ranker.spec().targets;
+    check_classified_context(*classifier, targets.empty() ? "target" : targets.front(), problem);
+  }
   auto ranked = ranker.rank(problem, candidates);
   if (a.top > 0 && ranked.size() > std::size_t(a.top)) ranked.resize(a.top);
   if (a.json)

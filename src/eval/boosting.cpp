@@ -18,7 +18,7 @@ void RowBuilder::append(const std::string& problem, const std::vector<std::strin
   engine_.extract_rows(problem, *it->second, columns_, x.data() + offset);
 }
 
-std::map<std::string, std::string> booster_settings(const BoostParams& p) {
+std::map<std::string, std::string> protocol_booster_settings(const BoostParams& p) {
   return {{"objective", p.objective},
           {"tree_method", "hist"},
           {"grow_policy", "lossguide"},
@@ -40,7 +40,7 @@ std::unique_ptr<model::xgb::Booster> fit_booster(const Dataset& d, std::size_t c
   m.set_labels(d.labels);
   if (!d.groups.empty()) m.set_groups(d.groups);
   auto booster = std::make_unique<model::xgb::Booster>(std::vector<const model::xgb::Matrix*>{&m});
-  for (const auto& [k, v] : booster_settings(p)) booster->set_param(k, v);
+  for (const auto& [k, v] : protocol_booster_settings(p)) booster->set_param(k, v);
   if (p.num_class > 0) booster->set_param("num_class", std::to_string(p.num_class));
   for (int round = 0; round < p.trees; ++round) {
     booster->update(round, m);

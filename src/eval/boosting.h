@@ -46,8 +46,9 @@ struct BoostParams {
   int num_class = 0;  // multi:softprob
 };
 
-// XGBoost's settings for `params` (objective included; num_class is set apart).
-std::map<std::string, std::string> booster_settings(const BoostParams& params);
+// XGBoost's settings for an evaluation protocol's `params` (objective included; num_class is
+// set apart). Not `kselect train`'s: model::training_booster_settings reads TrainOptions.
+std::map<std::string, std::string> protocol_booster_settings(const BoostParams& params);
 // Boosts `params.trees` rounds on `d` (`cols` columns), advancing `progress` by one per round.
 std::unique_ptr<model::xgb::Booster> fit_booster(const Dataset& d, std::size_t cols,
                                                  const BoostParams& params, Progress& progress,

@@ -269,7 +269,7 @@ class FoldSelector {
     for (const Problem* p : train) examples.push_back({p->text, p->listed.front().kernel});
     const BoostParams boost = params(options_, "multi:softprob");
     model::ClassifierParams classifier;
-    classifier.xgboost = booster_settings(boost);
+    classifier.xgboost = protocol_booster_settings(boost);
     classifier.threads = boost.threads;
     classifier.rounds = boost.trees;
     // Progress advances by each context's share of the rows (its cost), options_.trees in all.
@@ -297,10 +297,11 @@ class FoldSelector {
     }
   }
 
-  model::KernelClassifier classifier_;
-  std::unique_ptr<model::ProblemFeatures> problem_features_;
   ListedOptions options_;
   std::unique_ptr<generic::GenericFeatureEngine> engine_;
+  // After engine_, which it reads: members are destroyed in reverse order.
+  std::unique_ptr<model::ProblemFeatures> problem_features_;
+  model::KernelClassifier classifier_;
   std::size_t cols_ = 0;
   std::unique_ptr<model::xgb::Booster> speed_, listed_;
 };

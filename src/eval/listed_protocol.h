@@ -61,7 +61,7 @@ struct ListedPick {
   std::string problem, picked, best;  // picked "" when the context had no candidate
   bool unlisted = false;
   double efficiency = 0;   // best / time(pick); the slowest listed time when unlisted
-  std::string context;     // the report context (dir, dtype)
+  std::string context;     // the report context: dir, dtype (and a 3-D layout)
   int fold = 0;            // the cross-validation fold that held the problem out
   std::size_t listed = 0;  // kernels the data lists for the problem
   std::string baseline;    // the baseline's pick (most frequent winner of the context)

@@ -54,15 +54,14 @@ ProtocolOutcome run_protocol(const ProtocolJob& job) {
       if (fields.get(key).value_or("") == value) return true;
     return false;
   });
+  std::string filter = job.where;  // as given, --dtype appended
+  if (!job.dtype.empty()) filter += (filter.empty() ? "dtype=" : ",dtype=") + job.dtype;
   if (rows.empty())
-    throw InputError(
-        job.db, 0, "op",
-        "no imported (generic) measurements" +
-            (wanted.items().empty() && unwanted.empty()
-                 ? std::string()
-                 : " with " + job.where + (job.dtype.empty() ? "" : " dtype=" + job.dtype)) +
-            " in the store: the " + job.protocol +
-            " protocol evaluates imported data (kselect import)");
+    throw InputError(job.db, 0, "op",
+                     "no imported (generic) measurements" +
+                         (filter.empty() ? std::string() : " with " + filter) +
+                         " in the store: the " + job.protocol +
+                         " protocol evaluates imported data (kselect import)");
   const auto configs = store.kernel_configs("generic");
   ProtocolOutcome out;
   if (job.protocol == "strict") {
@@ -81,7 +80,7 @@ ProtocolOutcome run_protocol(const ProtocolJob& job) {
   }
   out.json["db"] = job.db;
   out.json["dtype"] = job.dtype.empty() ? "any" : job.dtype;
-  out.json["where"] = job.where;
+  out.json["where"] = filter;
   return out;
 }
 

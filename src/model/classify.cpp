@@ -188,7 +188,7 @@ namespace {
 // Model files of `target` a previous training may have left: model_<target>.json (another
 // objective's, which an older reader would load in place of the classifier) and
 // model_<target>.<n>.json of a classifier with more contexts.
-void remove_previous_models(const std::filesystem::path& dir, const std::string& target) {
+void remove_model_files(const std::filesystem::path& dir, const std::string& target) {
   const std::string prefix = "model_" + target + ".";
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     std::string name = entry.path().filename().string();
@@ -200,6 +200,15 @@ void remove_previous_models(const std::filesystem::path& dir, const std::string&
     rest.resize(rest.size() - 4);  // "" or "<n>."
     if (rest.empty() || (rest.back() == '.' && parse_int(rest.substr(0, rest.size() - 1))))
       std::filesystem::remove(entry.path());
+  }
+}
+
+// The same, with a filesystem failure reported as a StorageError naming the directory.
+void remove_previous_models(const std::filesystem::path& dir, const std::string& target) {
+  try {
+    remove_model_files(dir, target);
+  } catch (const std::filesystem::filesystem_error& e) {
+    throw StorageError(dir.string() + ": cannot remove an earlier model: " + e.what());
   }
 }
 }  // namespace

@@ -41,9 +41,13 @@ double score_sign(const std::string& objective, const std::string& target) {
   return objective == "regression" && !higher_is_better(target) ? -1.0 : 1.0;
 }
 
+int required_format_version(const FeatureSpec& spec) {
+  return spec.objective == "classify" ? 2 : 1;
+}
+
 void to_json(nlohmann::json& j, const FeatureSpec& s) {
   j = nlohmann::json{{"format", "kselect-model"},
-                     {"format_version", s.format_version},
+                     {"format_version", required_format_version(s)},
                      {"op", s.op},
                      {"dtype", s.dtype},
                      {"hardware", s.hardware},

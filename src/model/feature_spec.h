@@ -12,7 +12,8 @@
 
 namespace kselect::model {
 
-inline constexpr int kModelFormatVersion = 1;
+// The newest model format this kselect reads and writes (docs/model-format.md, "Versioning").
+inline constexpr int kModelFormatVersion = 2;
 
 struct FeatureSpec {
   int format_version = kModelFormatVersion;
@@ -60,6 +61,11 @@ bool higher_is_better(const std::string& target);
 // +1 when a larger model output means a better kernel, -1 when a smaller one does (a regression
 // on latency). Ranking scores and predicted efficiencies are always larger-is-better.
 double score_sign(const std::string& objective, const std::string& target);
+
+// The format version a directory with this spec is written with: 2 for a classify model (its
+// models are per-context files that a version-1 reader would not find), else 1, so every other
+// model stays readable by kselect versions that know only format 1.
+int required_format_version(const FeatureSpec& spec);
 
 void to_json(nlohmann::json& j, const FeatureSpec& s);
 void from_json(const nlohmann::json& j, FeatureSpec& s);

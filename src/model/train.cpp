@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <utility>
 
 #include "core/csv.h"
 #include "core/error.h"
@@ -35,7 +37,7 @@ double target_value(const data::Measurement& m, const std::string& target) {
                    "unknown target '" + target + "' (expected tflops, latency or bandwidth)");
 }
 
-std::map<std::string, std::string> booster_settings(const TrainOptions& o) {
+std::map<std::string, std::string> training_booster_settings(const TrainOptions& o) {
   return {{"tree_method", "hist"},
           {"grow_policy", "lossguide"},
           {"max_leaves", std::to_string(o.max_leaves)},
@@ -56,12 +58,42 @@ double default_scale(const std::string& target) {
   return target == "bandwidth" ? 1.0 : 1e3;  // TFLOPS as GFLOPS, milliseconds as microseconds
 }
 
+bool has_usable_target(const data::Measurement& m, const std::string& target) {
+  const double v = target_value(m, target);
+  return std::isfinite(v) && v > 0;
+}
+
+int final_rounds(const TrainOptions& o, std::span<const int> fold_rounds) {
+  if (o.final_trees > 0) return o.final_trees;
+  if (fold_rounds.empty()) return o.trees;
+  double mean_best = 0;
+  for (int rounds : fold_rounds) mean_best += rounds;
+  mean_best /= double(fold_rounds.size());
+  const double scale = o.folds > 1 ? double(o.folds) / double(o.folds - 1) : 1.0;
+  return std::clamp(int(std::lround(mean_best * scale)), 1, o.trees);
+}
+
+OofCsv::OofCsv(std::string target)
+    : target_(std::move(target)), csv_("problem,kernel,fold,predicted,measured\n") {}
+
+void OofCsv::add(const data::Measurement& row, int fold, double predicted) {
+  char number[64];
+  std::snprintf(number, sizeof number, ",%d,%.9g,%.9g\n", fold, predicted,
+                target_value(row, target_));
+  csv_ += csv_quote(row.problem) + "," + csv_quote(row.kernel) + number;
+}
+
+void OofCsv::write(const std::filesystem::path& dir) const {
+  write_file(dir / ("oof_" + target_ + ".csv"), csv_);
+}
+
 namespace {
 
-// Valid rows of one op (and dtype), grouped by problem, with their feature rows.
+// Valid rows of one op (and dtype), grouped by problem, with their feature rows (unless built
+// without them).
 struct Dataset {
   std::size_t cols = 0;
-  std::vector<float> x;
+  std::vector<float> x;  // rows.size() x cols, row-major; empty when built without features
   std::vector<const data::Measurement*> rows;
   std::vector<std::string> groups;  // CV group key per row
   std::size_t data_rows = 0, unique_shapes = 0;
@@ -75,8 +107,12 @@ std::string dtypes_present(const std::map<std::string, int>& counts) {
   return out;
 }
 
+// `with_features` false leaves d.x empty: the classify objective reads the rows and groups only
+// (its classifier extracts problem features itself), which saves the memory and time of every
+// row's features on a large import.
 Dataset build_dataset(const std::vector<data::Measurement>& all, const TrainOptions& options,
-                      const features::FeatureEngine& engine, const features::Schema& schema) {
+                      const features::FeatureEngine& engine, const features::Schema& schema,
+                      bool with_features) {
   Dataset d;
   std::map<std::string, std::vector<const data::Measurement*>> by_problem;
   std::map<std::string, int> dtype_counts;
@@ -102,11 +138,13 @@ Dataset build_dataset(const std::vector<data::Measurement>& all, const TrainOpti
   d.cols = columns.size();
   std::map<std::string, int> shapes;
   for (const auto& [problem, rows] : by_problem) {
-    std::vector<std::string> kernels;
-    for (const auto* m : rows) kernels.push_back(m->kernel);
-    std::size_t offset = d.x.size();
-    d.x.resize(offset + rows.size() * d.cols);
-    engine.extract_rows(problem, *engine.prepare(kernels), columns, d.x.data() + offset);
+    if (with_features) {
+      std::vector<std::string> kernels;
+      for (const auto* m : rows) kernels.push_back(m->kernel);
+      std::size_t offset = d.x.size();
+      d.x.resize(offset + rows.size() * d.cols);
+      engine.extract_rows(problem, *engine.prepare(kernels), columns, d.x.data() + offset);
+    }
     std::string group = engine.group_key(problem);
     shapes[group] = 1;
     d.rows.insert(d.rows.end(), rows.begin(), rows.end());
@@ -226,7 +264,7 @@ void set_params(xgb::Booster& b, const TrainOptions& o) {
   bool ranking = o.objective == "ranking";
   b.set_param("objective", xgboost_objective(o.objective));
   b.set_param("eval_metric", ranking ? "ndcg@3" : "rmse");
-  for (const auto& [name, value] : booster_settings(o)) b.set_param(name, value);
+  for (const auto& [name, value] : training_booster_settings(o)) b.set_param(name, value);
 }
 
 nlohmann::json params_json(const TrainOptions& o) {
@@ -343,10 +381,8 @@ std::string timestamp() {
 // Rows of the dataset with a usable value of `target`.
 std::vector<std::size_t> target_rows(const Dataset& d, const std::string& target) {
   std::vector<std::size_t> rows;
-  for (std::size_t i = 0; i < d.rows.size(); ++i) {
-    double v = target_value(*d.rows[i], target);
-    if (std::isfinite(v) && v > 0) rows.push_back(i);
-  }
+  for (std::size_t i = 0; i < d.rows.size(); ++i)
+    if (has_usable_target(*d.rows[i], target)) rows.push_back(i);
   if (rows.empty())
     throw InputError("", 0, "target", "target '" + target + "' has no valid rows (valid and > 0)");
   return rows;
@@ -387,15 +423,9 @@ void cross_validate(const Dataset& d, const std::vector<std::size_t>& rows,
   }
   result.overall = score_rows(d, rows, oof, target, o);
   result.overall.fold = -1;
-  std::string csv = "problem,kernel,fold,predicted,measured\n";
-  char number[64];
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const auto& m = *d.rows[rows[i]];
-    std::snprintf(number, sizeof number, ",%d,%.9g,%.9g\n", fold_of[i], oof[i],
-                  target_value(m, target));
-    csv += csv_quote(m.problem) + "," + csv_quote(m.kernel) + number;
-  }
-  write_file(o.out_dir / ("oof_" + target + ".csv"), csv);
+  OofCsv csv(target);
+  for (std::size_t i = 0; i < rows.size(); ++i) csv.add(*d.rows[rows[i]], fold_of[i], oof[i]);
+  csv.write(o.out_dir);
 }
 
 // XGBoost names features f0, f1, ... when the booster carries no names.
@@ -424,17 +454,6 @@ void save_booster(const xgb::Booster& booster, const std::string& target,
   write_json(o.out_dir / ("feature_importances_" + target + ".json"), importances);
 }
 
-// Rounds of a fresh final model (TrainOptions::final_trees).
-int final_rounds(const TrainOptions& o, const TargetResult& cv) {
-  if (o.final_trees > 0) return o.final_trees;
-  if (cv.folds.empty()) return o.trees;
-  double mean_best = 0;
-  for (const FoldResult& f : cv.folds) mean_best += f.best_trees;
-  mean_best /= double(cv.folds.size());
-  const double scale = o.folds > 1 ? double(o.folds) / double(o.folds - 1) : 1.0;
-  return std::clamp(int(std::lround(mean_best * scale)), 1, o.trees);
-}
-
 // Continues boosting a warm-start model, or fits a fresh final model on every row.
 void fit_final(const Dataset& d, const std::vector<std::size_t>& rows,
                const std::vector<float>& labels, const std::string& target,
@@ -442,7 +461,9 @@ void fit_final(const Dataset& d, const std::vector<std::size_t>& rows,
                RoundProgress& progress, TargetResult& result) {
   auto all = make_matrix(d, rows, labels, target, names, o);
   xgb::Booster booster({all.get()});
-  int rounds = final_rounds(o, result);
+  std::vector<int> fold_rounds;
+  for (const FoldResult& f : result.folds) fold_rounds.push_back(f.best_trees);
+  int rounds = final_rounds(o, fold_rounds);
   if (!o.warm_start.empty()) {
     auto file = model_file(o.warm_start, target);
     if (file.empty())
@@ -504,13 +525,14 @@ void check_warm_start(const FeatureSpec& previous, const features::Schema& schem
   }
 }
 
-void write_manifest(const TrainResult& r, const TrainOptions& o, const Dataset& d) {
+void write_manifest(const TrainResult& r, const TrainOptions& o, const Dataset& d,
+                    const FeatureSpec& spec) {
   nlohmann::json trees = nlohmann::json::object();
   for (const auto& t : r.targets)
     trees[t.target] = {
         {"previous", t.previous_trees}, {"new", t.trees - t.previous_trees}, {"total", t.trees}};
   nlohmann::json manifest = {
-      {"format_version", kModelFormatVersion},
+      {"format_version", required_format_version(spec)},
       {"kselect_version", KSELECT_VERSION},
       {"warm_start_from",
        o.warm_start.empty() ? nlohmann::json() : nlohmann::json(o.warm_start.string())},
@@ -639,7 +661,7 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
   const std::vector<std::string> features =
       classify ? ProblemFeatures::names_of(*engine) : schema.features;
 
-  Dataset d = build_dataset(measurements, o, *engine, schema);
+  Dataset d = build_dataset(measurements, o, *engine, schema, !classify);
   if (!o.warm_start.empty() && previous.dtype != "any" && d.dtype != previous.dtype)
     throw InputError("", 0, "dtype",
                      "warm start model is for " + previous.dtype + ", data is " + d.dtype);
@@ -701,7 +723,7 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
     result.targets.push_back(std::move(tr));
   }
   spec.save(o.out_dir);
-  write_manifest(result, o, d);
+  write_manifest(result, o, d, spec);
   progress.finish();
   return result;
 }

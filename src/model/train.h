@@ -11,6 +11,7 @@
 // (no cross-validation).
 #include <filesystem>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -105,8 +106,33 @@ struct TrainResult {
 // when the model directory cannot be read or written.
 TrainResult train(const std::vector<data::Measurement>& measurements, const TrainOptions& options);
 
-// XGBoost settings that every objective's boosters share (objective and eval_metric apart).
-std::map<std::string, std::string> booster_settings(const TrainOptions& options);
+// XGBoost settings of `kselect train`'s boosters from the options, shared by every objective
+// (objective and eval_metric apart; eval::protocol_booster_settings is the evaluation
+// protocols' own).
+std::map<std::string, std::string> training_booster_settings(const TrainOptions& options);
+
+// Whether a row can train or score `target`: its value is finite and > 0. Every objective's
+// rows (and so its folds) are the rows of the dataset for which this holds.
+bool has_usable_target(const data::Measurement& m, const std::string& target);
+
+// Boosting rounds of a fresh final model (TrainOptions::final_trees): --final-trees when given;
+// else the mean of `fold_rounds` (the best round counts of cross-validation's folds) scaled by
+// folds / (folds - 1) for the larger training set, in 1..trees; --trees without fold rounds.
+int final_rounds(const TrainOptions& options, std::span<const int> fold_rounds);
+
+// oof_<target>.csv (docs/model-format.md): one line per out-of-fold prediction, written by
+// every objective's cross-validation.
+class OofCsv {
+ public:
+  explicit OofCsv(std::string target);
+  // The row's problem, kernel, fold, prediction and measured target value.
+  void add(const data::Measurement& row, int fold, double predicted);
+  // Writes <dir>/oof_<target>.csv; StorageError when it cannot.
+  void write(const std::filesystem::path& dir) const;
+
+ private:
+  std::string target_, csv_;
+};
 
 // The measured value of `target` ("tflops", "latency" = median ms, "bandwidth" = GB/s).
 double target_value(const data::Measurement& m, const std::string& target);

@@ -1,11 +1,8 @@
 #include "model/train_classify.h"
 
-#include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 
-#include "core/csv.h"
 #include "core/error.h"
 #include "model/classify.h"
 #include "model/file_io.h"
@@ -23,11 +20,6 @@ struct Problem {
   int fold = 0;
 };
 
-bool usable(const data::Measurement& m, const std::string& target) {
-  double v = target_value(m, target);
-  return std::isfinite(v) && v > 0;
-}
-
 // Problems with a usable row; folds from group_k_fold over the usable rows' groups, exactly as
 // the other objectives split them, so their out-of-fold results compare problem for problem.
 std::vector<Problem> collect_problems(const ClassifyData& data, const std::string& target,
@@ -38,7 +30,7 @@ std::vector<Problem> collect_problems(const ClassifyData& data, const std::strin
   const bool higher = higher_is_better(target);
   for (std::size_t i = 0; i < data.rows.size(); ++i) {
     const data::Measurement& m = *data.rows[i];
-    if (!usable(m, target)) continue;
+    if (!has_usable_target(m, target)) continue;
     if (problems.empty() || problems.back().text != m.problem)
       problems.emplace_back().text = m.problem;
     Problem& p = problems.back();
@@ -114,17 +106,12 @@ int mean_rounds(const KernelClassifier& c) {
 void write_oof(const std::vector<Problem>& problems,
                const std::map<const Problem*, std::vector<double>>& scores,
                const std::string& target, const TrainOptions& o) {
-  std::string csv = "problem,kernel,fold,predicted,measured\n";
-  char number[64];
+  OofCsv csv(target);
   for (const auto& p : problems) {
     const auto& s = scores.at(&p);
-    for (std::size_t i = 0; i < p.rows.size(); ++i) {
-      std::snprintf(number, sizeof number, ",%d,%.9g,%.9g\n", p.fold, s[i],
-                    target_value(*p.rows[i], target));
-      csv += csv_quote(p.text) + "," + csv_quote(p.rows[i]->kernel) + number;
-    }
+    for (std::size_t i = 0; i < p.rows.size(); ++i) csv.add(*p.rows[i], p.fold, s[i]);
   }
-  write_file(o.out_dir / ("oof_" + target + ".csv"), csv);
+  csv.write(o.out_dir);
 }
 
 // Sums of every context model's split gains and counts per feature; gain = total / count.
@@ -153,7 +140,7 @@ class ClassifierTraining {
         o_(o),
         progress_(progress),
         problems_(collect_problems(data, target, o.folds)) {
-    params_.xgboost = booster_settings(o);
+    params_.xgboost = training_booster_settings(o);
     params_.threads = o.threads;
     params_.rounds = o.trees;
   }
@@ -215,22 +202,14 @@ class ClassifierTraining {
     write_oof(problems_, scores, target_, o_);
   }
 
-  // --final-trees for every context, else each context's mean best rounds over the folds
-  // scaled by folds / (folds - 1) for the larger training set (as the other objectives);
-  // --trees for a context no fold modelled.
+  // Each context's final rounds from its best rounds over the folds, as the other objectives'
+  // (model::final_rounds): --final-trees for every context when given; --trees for a context
+  // no fold modelled.
   ClassifierParams final_params() const {
     ClassifierParams params = params_;
-    if (o_.final_trees > 0) {
-      params.rounds = o_.final_trees;
-      return params;
-    }
-    const double scale = o_.folds > 1 ? double(o_.folds) / double(o_.folds - 1) : 1.0;
-    for (const auto& [context, rounds] : fold_rounds_) {
-      double mean = 0;
-      for (int r : rounds) mean += r;
-      mean /= double(rounds.size());
-      params.context_rounds[context] = std::clamp(int(std::lround(mean * scale)), 1, o_.trees);
-    }
+    params.rounds = final_rounds(o_, {});
+    for (const auto& [context, rounds] : fold_rounds_)
+      params.context_rounds[context] = final_rounds(o_, rounds);
     return params;
   }
 

@@ -163,7 +163,7 @@ std::vector<Scored> Ranker::rank(std::string_view problem, const features::Kerne
   if (names.size() != kernels.size())
     throw InputError("kernel names and prepared block differ in size");
   std::vector<double> scores;
-  score(problem, kernels, scores);  // also fills rows_
+  score(problem, kernels, scores);  // with forest models also fills rows_ (read below)
   std::vector<Scored> out(names.size());
   for (std::size_t i = 0; i < names.size(); ++i) out[i].kernel = names[i], out[i].score = scores[i];
   if (classifier_)

@@ -105,6 +105,15 @@ TEST(EvalProtocolsCli, StrictProtocolOnAnImportedFindDb) {
   while (std::getline(picks_in, line)) ++lines;
   EXPECT_EQ(lines, 61);
 
+  // "=" and "!=" mix; several "!=" on one field all apply; --picks needs the strict protocol.
+  auto mixed = run_cli({"eval", "--protocol", "strict", "--db", db, "--trees", "10", "--where",
+                        "dir=F,dir!=B,dtype!=fp16", "--dtype", "fp32", "--json"});
+  ASSERT_EQ(mixed.code, 0) << mixed.out;
+  EXPECT_EQ(nlohmann::json::parse(mixed.out)["problems"], 60);
+  EXPECT_EQ(run_cli({"eval", "--protocol", "strict", "--db", db, "--where", "dir!=F,dir!=W"}).code,
+            3);
+  EXPECT_EQ(run_cli({"eval", "--protocol", "transfer", "--db", db, "--picks", picks}).code, 3);
+
   // Boosting settings reach the protocol; bad ones are input errors.
   auto tuned = run_cli({"eval", "--protocol", "strict", "--db", db, "--trees", "10", "--eta", "0.3",
                         "--max-leaves", "7", "--min-child-weight", "1", "--seed", "3", "--json"});

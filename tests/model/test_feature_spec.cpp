@@ -50,6 +50,16 @@ TEST(FeatureSpec, MissingNewerOrMalformedSpecsAreStorageErrors) {
   EXPECT_THROW(FeatureSpec::load(dir), StorageError);
 }
 
+// Older kselect versions read format 1: only a classify model, which they would misread,
+// needs format 2.
+TEST(FeatureSpec, OnlyClassifyModelsNeedFormatTwo) {
+  FeatureSpec s = sample_spec();
+  EXPECT_EQ(nlohmann::json(s)["format_version"], 1);
+  s.objective = "classify";
+  EXPECT_EQ(nlohmann::json(s)["format_version"], 2);
+  EXPECT_LE(required_format_version(s), kModelFormatVersion);
+}
+
 TEST(FeatureSpec, ScoreSignIsNegativeOnlyForRegressionOnLatency) {
   EXPECT_EQ(score_sign("regression", "tflops"), 1.0);
   EXPECT_EQ(score_sign("regression", "bandwidth"), 1.0);

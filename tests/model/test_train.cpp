@@ -76,6 +76,42 @@ TEST(Train, FinalTreesOverridesTheCrossValidatedRoundCount) {
   EXPECT_NE(error_of(synthetic_measurements(), o).find("--final-trees"), std::string::npos);
 }
 
+// The rule every objective's final model follows (train_classify per context).
+TEST(Train, FinalRoundsScaleTheFoldsMeanBestRounds) {
+  TrainOptions o;
+  o.folds = 3, o.trees = 100;
+  EXPECT_EQ(final_rounds(o, std::vector<int>{20, 40}), 45);   // 30 x 3/2
+  EXPECT_EQ(final_rounds(o, std::vector<int>{90, 90}), 100);  // at most --trees
+  EXPECT_EQ(final_rounds(o, std::vector<int>{0}), 1);
+  EXPECT_EQ(final_rounds(o, {}), 100);  // no fold rounds: --trees
+  o.final_trees = 7;
+  EXPECT_EQ(final_rounds(o, std::vector<int>{20, 40}), 7);
+  EXPECT_EQ(final_rounds(o, {}), 7);
+}
+
+TEST(Train, UsableTargetIsFiniteAndPositive) {
+  data::Measurement m;
+  m.tflops = 2, m.median_ms = 0, m.bandwidth_gb_s = std::nan("");
+  EXPECT_TRUE(has_usable_target(m, "tflops"));
+  EXPECT_FALSE(has_usable_target(m, "latency"));
+  EXPECT_FALSE(has_usable_target(m, "bandwidth"));
+  m.median_ms = -1;
+  EXPECT_FALSE(has_usable_target(m, "latency"));
+}
+
+TEST(Train, OofCsvQuotesNamesAndWritesNineDigits) {
+  const auto dir = kselect::testing::scratch_dir("train_oof_csv");
+  std::filesystem::create_directories(dir);
+  data::Measurement m;
+  m.problem = "m=1,n=2", m.kernel = "k", m.median_ms = 0.1234567891;
+  OofCsv csv("latency");
+  csv.add(m, 2, 1.0 / 3);
+  csv.write(dir);
+  EXPECT_EQ(read_file(dir / "oof_latency.csv"),
+            "problem,kernel,fold,predicted,measured\n\"m=1,n=2\",k,2,0.333333333,0.123456789\n");
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Train, NearBestWeightsChangeTheFitAndAreRecorded) {
   TrainOptions o = quick_options("train_weights");
   o.folds = 0, o.near_best_weight = 0;  // every row weighs 1

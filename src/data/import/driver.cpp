@@ -351,7 +351,9 @@ ImportSummary import_file(const std::string& path, std::string_view format,
   const ImportOptions import_options{options.settings, path, options.device};
   summary.device = run_device(importer, import_options);
   const std::string base = std::filesystem::path(path).filename().string();
-  summary.settings_key = "import:" + summary.format + ":" + summary.device + ":" + base;
+  const std::string revision =
+      importer.revision() > 1 ? "/r" + std::to_string(importer.revision()) : "";
+  summary.settings_key = "import:" + summary.format + revision + ":" + summary.device + ":" + base;
 
   InputFile file(path);
   summary.compression = std::string(file.compression());

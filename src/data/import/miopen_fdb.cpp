@@ -267,6 +267,8 @@ void read_fdb_line(std::string_view text, long line, const std::string& device, 
 class MiopenFdbImporter : public Importer {
  public:
   std::string_view format() const override { return "miopen-fdb"; }
+  // 2: a 3-D key with depth 1 is its own problem (before, it was merged into the 2-D key's).
+  int revision() const override { return 2; }
   std::string_view description() const override {
     return "MIOpen find-db text (<arch>.HIP.fdb.txt[.bz2]), new and old entry formats";
   }

@@ -191,6 +191,17 @@ TEST_F(ImportDriver, ReimportAddsNothingButOtherDevicesAndFilesAreKeptApart) {
   EXPECT_EQ(data::Store(db_).info().measurements, 6);
 }
 
+// A revised importer (MIOpen's 3-D keys became their own problems) imports under a new key, so
+// a store made by the older revision takes the new rows instead of calling them present.
+TEST_F(ImportDriver, ImporterRevisionIsPartOfTheSettingsKey) {
+  std::string file = write("gfx90a68.HIP.fdb.txt",
+                           "64-56-56-3x3-128-28-28-32-1x1-2x2-1x1-0-NCHW-FP32-F="
+                           "GemmFwdRest:1,0,miopenConvolutionFwdAlgoGEMM\n");
+  ImportSummary s = import_file(file, "miopen-fdb", db_, quiet());
+  EXPECT_EQ(s.settings_key, "import:miopen-fdb/r2:gfx90a68:gfx90a68.HIP.fdb.txt");
+  EXPECT_EQ(s.added, 1);
+}
+
 TEST_F(ImportDriver, RunRecordsDeviceFormatSourceAndSettingsKey) {
   std::string file = write("conv_mi210.txt", "m=1|k1|1\n");
   ImportRunOptions options = quiet();
