@@ -42,7 +42,9 @@ ProtocolOutcome run_protocol(const ProtocolJob& job) {
     throw InputError("", 0, "protocol",
                      "unknown protocol '" + job.protocol + "' (expected strict or transfer)");
   data::Store store(job.db, {.read_only = true});
-  auto rows = store.read_measurements({.op = "generic", .dtype = ""});
+  // The newest row of each pair, as train and eval read: a file imported again under a newer
+  // importer revision (or under another name) does not list its kernels twice.
+  auto rows = store.read_measurements({.op = "generic", .dtype = "", .latest_per_pair = true});
   // --dtype and --where select problems by their field values ("key!=value" excludes).
   auto [wanted, unwanted] = parse_where(job.where);
   if (!job.dtype.empty()) wanted.set("dtype", job.dtype);

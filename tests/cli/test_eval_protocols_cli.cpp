@@ -114,6 +114,15 @@ TEST(EvalProtocolsCli, StrictProtocolOnAnImportedFindDb) {
             3);
   EXPECT_EQ(run_cli({"eval", "--protocol", "transfer", "--db", db, "--picks", picks}).code, 3);
 
+  // The same file imported again under another name lists each kernel once.
+  const std::string again = dir.file("again.fdb.txt");
+  write_bytes(again, synthetic_find_db());
+  ASSERT_EQ(
+      run_cli({"import", "miopen-fdb", again, "--db", db, "--device", "test", "--quiet"}).code, 0);
+  auto twice = run_cli({"eval", "--protocol", "strict", "--db", db, "--trees", "10", "--json"});
+  ASSERT_EQ(twice.code, 0) << twice.out;
+  EXPECT_EQ(nlohmann::json::parse(twice.out)["rows"], j["rows"]);
+
   // Boosting settings reach the protocol; bad ones are input errors.
   auto tuned = run_cli({"eval", "--protocol", "strict", "--db", db, "--trees", "10", "--eta", "0.3",
                         "--max-leaves", "7", "--min-child-weight", "1", "--seed", "3", "--json"});
