@@ -1,6 +1,9 @@
 #include "data/store.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -159,7 +162,9 @@ Store::Store(const std::string& path, StoreOptions options) {
   db_->exec("PRAGMA foreign_keys = ON");
 }
 
-Store::~Store() = default;
+Store::~Store() {
+  for (const auto& [run, fd] : run_locks_) ::close(fd);  // the run then reads as killed
+}
 
 const std::string& Store::path() const {
   return db_->path();
@@ -208,16 +213,41 @@ void Store::create_schema() {
   db_->exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
 }
 
+namespace {
+// A run's liveness lock next to the store (docs/database.md, "Resume").
+std::string run_lock_path(const std::string& store, const std::string& uuid) {
+  return store + ".run-" + uuid + ".lock";
+}
+
+// Whether the process that began the run with this lock file has ended without finishing it:
+// its lock is free. A missing file (runs of older kselect versions, imports) tells nothing.
+bool run_owner_gone(const std::string& lock_path) {
+  int fd = ::open(lock_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool gone = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+  ::close(fd);  // also releases the lock just taken
+  return gone;
+}
+}  // namespace
+
 long Store::begin_run(const std::string& op, const nlohmann::json& hardware,
                       const nlohmann::json& settings, const std::string& settings_key,
                       double load_start) {
+  const std::string uuid = random_uuid();
   Statement insert(*db_,
                    "INSERT INTO runs(uuid, op, started_at, kselect_version, hardware, settings, "
                    "settings_key, load_start) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-  insert.bind(1, random_uuid()).bind(2, op).bind(3, utc_now()).bind(4, KSELECT_VERSION);
+  insert.bind(1, uuid).bind(2, op).bind(3, utc_now()).bind(4, KSELECT_VERSION);
   insert.bind(5, hardware.dump()).bind(6, settings.dump()).bind(7, settings_key);
   insert.bind(8, load_start).run();
-  return long(db_->last_insert_id());
+  const long run_id = long(db_->last_insert_id());
+  // Best effort: without the lock (a read-only directory) the run only cannot be told killed.
+  int fd = ::open(run_lock_path(path(), uuid).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) == 0)
+    run_locks_[run_id] = fd;
+  else if (fd >= 0)
+    ::close(fd);
+  return run_id;
 }
 
 void Store::finish_run(long run_id, double load_end, bool busy, const std::string& status) {
@@ -226,6 +256,14 @@ void Store::finish_run(long run_id, double load_end, bool busy, const std::strin
                    "WHERE id = ?");
   update.bind(1, utc_now()).bind(2, load_end).bind(3, int(busy)).bind(4, status).bind(5, run_id);
   update.run();
+  if (auto lock = run_locks_.find(run_id); lock != run_locks_.end()) {
+    Statement uuid(*db_, "SELECT uuid FROM runs WHERE id = ?");
+    uuid.bind(1, run_id);
+    std::error_code ignored;  // a lock file left behind is harmless: its lock is free
+    if (uuid.step()) std::filesystem::remove(run_lock_path(path(), uuid.column_text(0)), ignored);
+    ::close(lock->second);
+    run_locks_.erase(lock);
+  }
 }
 
 std::set<std::pair<std::string, std::string>> Store::completed_pairs(
@@ -412,6 +450,7 @@ StoreInfo Store::info() const {
     r.finished_at = runs.column_text(4);
     r.kselect_version = runs.column_text(5);
     r.status = runs.column_text(6);
+    if (r.status == "running" && run_owner_gone(run_lock_path(path(), r.uuid))) r.status = "killed";
     r.hardware = parse_json_column(runs.column_text(7));
     r.settings = parse_json_column(runs.column_text(8));
     r.settings_key = runs.column_text(9);

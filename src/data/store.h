@@ -88,7 +88,9 @@ class Store {
 
   const std::string& path() const;
 
-  // Records the start of a sweep; returns its run id.
+  // Records the start of a sweep; returns its run id. Until finish_run, this process holds an
+  // exclusive lock on the file <store>.run-<uuid>.lock; the kernel drops it when the process
+  // ends, however it ends, so info() can tell a killed run (status "killed") from a live one.
   long begin_run(const std::string& op, const nlohmann::json& hardware,
                  const nlohmann::json& settings, const std::string& settings_key,
                  double load_start);
@@ -132,6 +134,7 @@ class Store {
   long kernel_id(const std::string& op, const std::string& kernel, const KernelConfigFn& config);
 
   std::unique_ptr<Database> db_;
+  std::map<long, int> run_locks_;  // run id -> descriptor of its locked .lock file
 };
 
 // Canonical problem text -> JSON object of its fields (integers where they parse as such).

@@ -107,7 +107,7 @@ TEST(BenchCli, ResumesAfterSigkill) {
   EXPECT_EQ(kept, long(before.size()));  // nothing committed was lost or rewritten
   auto runs = store.info().runs;
   ASSERT_EQ(runs.size(), 2u);
-  EXPECT_EQ(runs[0].status, "running");  // killed: never finished
+  EXPECT_EQ(runs[0].status, "killed");  // never finished, and its process is gone
   EXPECT_EQ(runs[1].status, "finished");
 }
 

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/wait.h>
+
+#include <csignal>
+#include <filesystem>
 
 #include "core/error.h"
 #include "data/summary.h"
@@ -186,6 +190,35 @@ TEST(Store, LockedDatabaseFailsWithinTheTimeout) {
   sqlite3_close(holder);
   Store reopened(path);
   EXPECT_EQ(reopened.read_measurements().size(), 1u);
+}
+
+// A run whose process died without finishing it (SIGKILL) reads as killed; a run of a live
+// process still reads as running, a finished one as finished, and its lock file is gone.
+TEST(Store, KilledRunsAreToldFromRunningOnes) {
+  TempDir dir;
+  const std::string path = dir.file("runs.sqlite");
+  { Store(path).begin_run("gemm", {}, {}, "k1", 0); }  // created, then closed unfinished
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    Store store(path);
+    store.begin_run("gemm", {}, {}, "k2", 0);
+    raise(SIGKILL);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status));
+
+  Store store(path);
+  long live = store.begin_run("gemm", {}, {}, "k3", 0);
+  auto runs = store.info().runs;
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[0].status, "killed");
+  EXPECT_EQ(runs[1].status, "killed");
+  EXPECT_EQ(runs[2].status, "running");
+  store.finish_run(live, 0, false, "finished");
+  EXPECT_EQ(store.info().runs[2].status, "finished");
+  EXPECT_FALSE(std::filesystem::exists(path + ".run-" + runs[2].uuid + ".lock"));
 }
 
 }  // namespace
