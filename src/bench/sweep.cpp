@@ -163,13 +163,16 @@ double median_ms(const Candidate& c) {
 // candidates within contender_band of the best median after the regular rounds.
 void contender_rounds(std::vector<Candidate>& candidates, const SweepSettings& s) {
   if (s.contender_repeat <= 0) return;
+  std::vector<double> medians;
   double best = 0;
-  for (const Candidate& c : candidates)
-    if (double m = median_ms(c); m > 0 && (best == 0 || m < best)) best = m;
+  for (const Candidate& c : candidates) {
+    medians.push_back(median_ms(c));
+    if (medians.back() > 0 && (best == 0 || medians.back() < best)) best = medians.back();
+  }
   std::vector<Candidate*> contenders;
-  for (Candidate& c : candidates)
-    if (double m = median_ms(c); m > 0 && m <= (1 + s.contender_band) * best)
-      contenders.push_back(&c);
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    if (medians[i] > 0 && medians[i] <= (1 + s.contender_band) * best)
+      contenders.push_back(&candidates[i]);
   if (contenders.size() < 2) return;  // a clear winner: more rounds would decide nothing
   SweepSettings more = s;
   more.repeat = s.contender_repeat;

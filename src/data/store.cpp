@@ -163,7 +163,7 @@ Store::Store(const std::string& path, StoreOptions options) {
 }
 
 Store::~Store() {
-  for (const auto& [run, fd] : run_locks_) ::close(fd);  // the run then reads as killed
+  for (const auto& [run, lock] : run_locks_) ::close(lock.fd);  // the run then reads as killed
 }
 
 const std::string& Store::path() const {
@@ -242,9 +242,10 @@ long Store::begin_run(const std::string& op, const nlohmann::json& hardware,
   insert.bind(8, load_start).run();
   const long run_id = long(db_->last_insert_id());
   // Best effort: without the lock (a read-only directory) the run only cannot be told killed.
-  int fd = ::open(run_lock_path(path(), uuid).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  std::string lock_path = run_lock_path(path(), uuid);
+  int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) == 0)
-    run_locks_[run_id] = fd;
+    run_locks_[run_id] = {fd, std::move(lock_path)};
   else if (fd >= 0)
     ::close(fd);
   return run_id;
@@ -257,11 +258,9 @@ void Store::finish_run(long run_id, double load_end, bool busy, const std::strin
   update.bind(1, utc_now()).bind(2, load_end).bind(3, int(busy)).bind(4, status).bind(5, run_id);
   update.run();
   if (auto lock = run_locks_.find(run_id); lock != run_locks_.end()) {
-    Statement uuid(*db_, "SELECT uuid FROM runs WHERE id = ?");
-    uuid.bind(1, run_id);
     std::error_code ignored;  // a lock file left behind is harmless: its lock is free
-    if (uuid.step()) std::filesystem::remove(run_lock_path(path(), uuid.column_text(0)), ignored);
-    ::close(lock->second);
+    std::filesystem::remove(lock->second.path, ignored);
+    ::close(lock->second.fd);
     run_locks_.erase(lock);
   }
 }

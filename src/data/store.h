@@ -134,7 +134,11 @@ class Store {
   long kernel_id(const std::string& op, const std::string& kernel, const KernelConfigFn& config);
 
   std::unique_ptr<Database> db_;
-  std::map<long, int> run_locks_;  // run id -> descriptor of its locked .lock file
+  struct RunLock {
+    int fd;            // holds the exclusive flock
+    std::string path;  // <store>.run-<uuid>.lock
+  };
+  std::map<long, RunLock> run_locks_;  // by run id, until finish_run
 };
 
 // Canonical problem text -> JSON object of its fields (integers where they parse as such).

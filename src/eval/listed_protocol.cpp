@@ -370,14 +370,12 @@ ListedReport evaluate_listed(const std::vector<data::Measurement>& rows,
   for (const auto& o : outcomes) report.picks.push_back(o.pick);
   std::sort(report.picks.begin(), report.picks.end(),
             [](const ListedPick& a, const ListedPick& b) { return a.problem < b.problem; });
-  report.worst = report.picks;
   auto worse = [](const ListedPick& a, const ListedPick& b) {
     return a.unlisted != b.unlisted ? a.unlisted : a.efficiency < b.efficiency;
   };
-  std::size_t keep = std::min<std::size_t>(10, report.worst.size());
-  std::partial_sort(report.worst.begin(), report.worst.begin() + std::ptrdiff_t(keep),
-                    report.worst.end(), worse);
-  report.worst.resize(keep);
+  report.worst.resize(std::min<std::size_t>(10, report.picks.size()));
+  std::partial_sort_copy(report.picks.begin(), report.picks.end(), report.worst.begin(),
+                         report.worst.end(), worse);
   summarize_all(baseline, report.baseline, report.baseline_by_context);
   report.train_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

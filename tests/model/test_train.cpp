@@ -160,12 +160,18 @@ TEST(Train, AllTargetsAndGzipModels) {
   EXPECT_GT(r.targets[1].overall.mean_efficiency, 0.85) << "latency model picks fast kernels";
 }
 
+// Quick options for an objective other than regression: 3 folds, `trees` rounds.
+TrainOptions objective_options(const std::string& name, const std::string& objective, int trees) {
+  TrainOptions o = quick_options(name);
+  o.objective = objective;
+  o.folds = 3;
+  o.trees = trees;
+  return o;
+}
+
 TEST(Train, RankingObjectiveTrainsOnProblemGroups) {
   auto data = synthetic_measurements();
-  TrainOptions o = quick_options("train_rank");
-  o.objective = "ranking";
-  o.folds = 3;
-  o.trees = 30;
+  TrainOptions o = objective_options("train_rank", "ranking", 30);
   TrainResult r = train(data, o);
   EXPECT_GT(r.targets[0].overall.mean_efficiency, 0.85);
   EXPECT_TRUE(std::isnan(r.targets[0].overall.r2));
@@ -174,10 +180,7 @@ TEST(Train, RankingObjectiveTrainsOnProblemGroups) {
 
 TEST(Train, EfficiencyObjectiveLearnsEachKernelsFractionOfItsProblemsBest) {
   auto data = synthetic_measurements();
-  TrainOptions o = quick_options("train_efficiency");
-  o.objective = "efficiency";
-  o.folds = 3;
-  o.trees = 40;
+  TrainOptions o = objective_options("train_efficiency", "efficiency", 40);
   TrainResult r = train(data, o);
   const FoldResult& overall = r.targets[0].overall;
   EXPECT_GT(overall.mean_efficiency, 0.85);
