@@ -88,6 +88,9 @@ std::function<int()> setup(CLI::App& app) {
   auto* heldout = cmd->add_flag("--heldout", a->heldout,
                                 "Rank the database's problems with the model (unseen data)");
   oof->excludes(heldout);
+  cmd->add_option("--time-statistic", a->job.time_statistic,
+                  "Each kernel's time: median or min of its repeats (default: the model's)")
+      ->check(CLI::IsMember({"median", "min"}));
   cmd->add_option("--cascade", a->job.cascade,
                   "Held-out: score all candidates with P trees, finish the best S (P:S or off)")
       ->capture_default_str();

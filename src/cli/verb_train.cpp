@@ -14,6 +14,7 @@ namespace {
 
 struct TrainArgs {
   std::string db, target;  // "" = tflops, or latency for generic data without TFLOPS
+  std::string time_statistic = "median";
   bool json = false;
   model::TrainOptions options;
 };
@@ -68,6 +69,7 @@ int run(TrainArgs& a) {
     a.options.targets = model::target_names();
   else if (!a.target.empty())
     a.options.targets = {a.target};
+  a.options.time_statistic = data::parse_time_statistic(a.time_statistic, "time-statistic");
   data::Store store(a.db, {.read_only = true});
   choose_ops(store, a.options);
   data::MeasurementFilter filter;
@@ -108,6 +110,10 @@ std::function<int()> setup(CLI::App& app) {
                   "the fraction of the problem's best) or classify (per context, which kernel is "
                   "fastest; generic op)")
       ->check(CLI::IsMember(model::objective_names()))
+      ->capture_default_str();
+  cmd->add_option("--time-statistic", args->time_statistic,
+                  "Each kernel's time: the median of its repeats or the fastest (min)")
+      ->check(CLI::IsMember({"median", "min"}))
       ->capture_default_str();
   cmd->add_option("--schema", o.schema, "Feature schema: kselect (default), ck72, ck55");
   cmd->add_option("--folds", o.folds, "Cross-validation folds (grouped by shape)")

@@ -12,10 +12,12 @@ struct Measurement {
   std::string kernel;   // kernel name
   bool valid = false;   // false: unsupported or failed; `reason` says why
   std::string reason;
+  // median_ms is the row's time: the median of its repeats as stored, their minimum after
+  // use_time_statistic(rows, TimeStatistic::kMin).
   double median_ms = 0, min_ms = 0, mean_ms = 0, stddev_ms = 0;
   double ci_low_ms = 0, ci_high_ms = 0;  // 95% interval of the median over the kept repeats
-  double tflops = 0;                     // from the median time
-  double bandwidth_gb_s = 0;             // from the median time
+  double tflops = 0;                     // from the row's time
+  double bandwidth_gb_s = 0;             // from the row's time
   long run_id = 0;
   // Sweep details, filled when read from a kselect store (empty for imported data).
   std::vector<double> repeats_ms;  // every timed repeat, in measurement order
@@ -23,5 +25,20 @@ struct Measurement {
   double load1 = 0;                // 1-minute load average when the problem was measured
   double other_cpu = 0;            // CPUs used by other processes meanwhile
 };
+
+// Which statistic of a kernel's timed repeats is its time for training and evaluation. The
+// median is the sweep's; the minimum (the fastest repeat) suits a shared machine, where other
+// work only ever slows a run: on this project's 2-core VM the fastest repeats of two halves of
+// a sweep agree far better than their medians (docs/benchmarks.md, "Measurement noise").
+enum class TimeStatistic { kMedian, kMin };
+
+// "median" or "min"; InputError naming `field` otherwise.
+TimeStatistic parse_time_statistic(const std::string& name, const std::string& field);
+std::string to_string(TimeStatistic statistic);
+
+// Makes the chosen statistic each valid row's time: with kMin a row with a minimum (min_ms > 0;
+// imported rows have none and keep theirs) takes it as median_ms, its TFLOPS and bandwidth
+// scaled to match. kMedian leaves the rows as stored.
+void use_time_statistic(std::vector<Measurement>& rows, TimeStatistic statistic);
 
 }  // namespace kselect::data

@@ -229,13 +229,14 @@ void add_baselines(EvalReport& report, const ProblemTable& table) {
   single.efficiency = summarize(eff);
 }
 
-// Medians of a measurement's even-indexed and odd-indexed repeats: two independent estimates
-// of its time from the same sweep.
-std::pair<double, double> half_medians(const Measurement& m) {
+// The statistic (median or minimum) of a measurement's even-indexed and odd-indexed repeats:
+// two independent estimates of its time from the same sweep.
+std::pair<double, double> half_times(const Measurement& m, data::TimeStatistic statistic) {
   std::vector<double> even, odd;
   for (std::size_t i = 0; i < m.repeats_ms.size(); ++i)
     (i % 2 == 0 ? even : odd).push_back(m.repeats_ms[i]);
-  return {percentile(even, 50), percentile(odd, 50)};
+  const double p = statistic == data::TimeStatistic::kMin ? 0 : 50;
+  return {percentile(even, p), percentile(odd, p)};
 }
 
 // The measurement-noise ceiling: a perfect selector that knows one half of every kernel's
@@ -243,14 +244,15 @@ std::pair<double, double> half_medians(const Measurement& m) {
 // below 100%, so a model cannot be expected to beat it on this data. Each half holds half the
 // repeats, so it is a little below what the full medians allow. Problems where some valid
 // kernel has fewer than two repeats (imported data keeps none) are not covered.
-void add_split_half_oracle(EvalReport& report, const ProblemTable& table) {
+void add_split_half_oracle(EvalReport& report, const ProblemTable& table,
+                           data::TimeStatistic statistic) {
   std::vector<double> eff;
   for (const auto& r : report.per_problem) {
     std::map<std::string, std::pair<double, double>> halves;
     bool covered = true;
     for (const auto& [kernel, m] : table.at(r.problem).valid) {
       covered = covered && m->repeats_ms.size() >= 2;
-      if (covered) halves[kernel] = half_medians(*m);
+      if (covered) halves[kernel] = half_times(*m, statistic);
     }
     if (!covered || halves.empty()) continue;
     // Efficiency of the pick by the `known` half, both timed by the other half.
@@ -358,7 +360,7 @@ EvalReport evaluate(const std::vector<data::Measurement>& measurements,
   add_slices_and_strata(report, table);
   add_default_counts(report);
   add_baselines(report, table);
-  add_split_half_oracle(report, table);
+  add_split_half_oracle(report, table, options.time_statistic);
   add_worst(report);
   return report;
 }

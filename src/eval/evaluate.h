@@ -10,8 +10,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "data/measurement.h"
 #include "core/stats.h"
+#include "data/measurement.h"
 
 namespace kselect::eval {
 
@@ -40,6 +40,9 @@ struct EvalOptions {
   int top_worst = 10;
   double tie_band = 0.02;           // a pick within this relative time of the oracle is a hit
   double default_tolerance = 0.02;  // picks slower than the default by more are counted
+  // The statistic the rows' times were read with (data::use_time_statistic): the noise
+  // ceiling (split_half_oracle) takes the same statistic of each half of the repeats.
+  data::TimeStatistic time_statistic = data::TimeStatistic::kMedian;
 };
 
 struct ProblemResult {

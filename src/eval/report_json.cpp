@@ -40,6 +40,7 @@ json options_json(const EvalOptions& o) {
           {"default_tolerance", o.default_tolerance},
           {"cores", o.cores},
           {"top_worst", o.top_worst},
+          {"time_statistic", data::to_string(o.time_statistic)},
           {"default_kernels", o.default_kernels.size()}};
 }
 }  // namespace

@@ -229,6 +229,12 @@ EvalOutcome run_eval(const EvalJob& job) {
       {.op = data_op, .dtype = dtype, .with_repeats = true, .latest_per_pair = true});
   EvalJob resolved = job;
   if (resolved.options.target.empty()) resolved.options.target = model_target(spec);
+  resolved.options.time_statistic =
+      data::parse_time_statistic(!job.time_statistic.empty() ? job.time_statistic
+                                 : spec                      ? spec->time_statistic
+                                                             : "median",
+                                 "time-statistic");
+  data::use_time_statistic(measurements, resolved.options.time_statistic);
   EvalOptions options = resolved.options;
   if (options.cores <= 0) options.cores = sweep_threads(store);
 

@@ -62,6 +62,7 @@ void to_json(nlohmann::json& j, const FeatureSpec& s) {
   if (!s.engine_state.is_null()) j["engine_state"] = s.engine_state;
   if (!s.data_op.empty()) j["data_op"] = s.data_op;
   if (!s.classifier.is_null()) j["classifier"] = s.classifier;
+  j["time_statistic"] = s.time_statistic;
 }
 
 void from_json(const nlohmann::json& j, FeatureSpec& s) {
@@ -80,6 +81,7 @@ void from_json(const nlohmann::json& j, FeatureSpec& s) {
   s.engine_state = j.value("engine_state", nlohmann::json());
   s.data_op = j.value("data_op", "");
   s.classifier = j.value("classifier", nlohmann::json());
+  s.time_statistic = j.value("time_statistic", "median");
 }
 
 FeatureSpec FeatureSpec::load(const std::filesystem::path& dir) {
@@ -97,6 +99,9 @@ FeatureSpec FeatureSpec::load(const std::filesystem::path& dir) {
     throw StorageError(path.string() + ": model format version " +
                        std::to_string(spec.format_version) + " is newer than this kselect (" +
                        std::to_string(kModelFormatVersion) + ")");
+  if (spec.time_statistic != "median" && spec.time_statistic != "min")
+    throw StorageError(path.string() + ": time_statistic '" + spec.time_statistic +
+                       "' is neither median nor min");
   return spec;
 }
 

@@ -42,6 +42,9 @@ struct FeatureSpec {
   // The classify objective's contexts, classes and model files (KernelClassifier::save); null
   // for the other objectives, whose model is model_<target>.json.
   nlohmann::json classifier;
+  // The statistic of the repeats that was each training row's time (data::TimeStatistic):
+  // "median" (also for models written before it was recorded) or "min".
+  std::string time_statistic = "median";
 
   bool is_log(const std::string& target) const;
   double scale(const std::string& target) const;

@@ -615,7 +615,23 @@ nlohmann::json TrainResult::to_json() const {
   return j;
 }
 
+namespace {
+TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
+                           const TrainOptions& options);
+}  // namespace
+
 TrainResult train(const std::vector<data::Measurement>& measurements, const TrainOptions& options) {
+  if (options.time_statistic == data::TimeStatistic::kMedian)
+    return train_on_times(measurements, options);
+  std::vector<data::Measurement> rows = measurements;
+  data::use_time_statistic(rows, options.time_statistic);
+  return train_on_times(rows, options);
+}
+
+namespace {
+// train() once each row's time is the chosen statistic.
+TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
+                           const TrainOptions& options) {
   TrainOptions o = options;
   const auto& objectives = objective_names();
   if (std::find(objectives.begin(), objectives.end(), o.objective) == objectives.end())
@@ -688,6 +704,7 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
   spec.params = params_json(o);
   spec.engine_state = engine_state;
   if (o.data_op != o.op) spec.data_op = o.data_op;
+  spec.time_statistic = data::to_string(o.time_statistic);
   bool cv = o.warm_start.empty() && o.folds > 0;
   long per_target = cv ? long(o.folds + 1) * o.trees : o.warm_start.empty() ? o.trees : o.add_trees;
   RoundProgress progress(o, per_target * long(o.targets.size()));
@@ -727,5 +744,6 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
   progress.finish();
   return result;
 }
+}  // namespace
 
 }  // namespace kselect::model

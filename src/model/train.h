@@ -36,6 +36,9 @@ struct TrainOptions {
   // learned, not each problem's overall speed) or "classify" (per context, which kernel is a
   // problem's fastest, from the problem's features alone: model/classify.h; generic op only).
   std::string objective = "regression";
+  // Each row's time (and TFLOPS, bandwidth) before training: the sweep's median or the fastest
+  // repeat (data::use_time_statistic); recorded in feature_spec.json for kselect eval.
+  data::TimeStatistic time_statistic = data::TimeStatistic::kMedian;
   int folds = 5;  // 0: no cross-validation (final model only, no OOF file)
   int trees = 500;
   int early_stopping = 50;  // rounds without improvement on the held-out fold

@@ -281,6 +281,18 @@ TEST(Evaluate, SplitHalfOracleIsTheMeasurementNoiseCeiling) {
   EXPECT_NEAR(ceiling.efficiency.min, p1_ceiling, 1e-12);
   EXPECT_EQ(ceiling.kernel, "");
 
+  // The statistic decides. A's halves {1.0, 1.3} / {1.2, 1.3} against B's 1.1: by medians
+  // (1.15 / 1.25) B wins both halves and p1 scores 1; by minima (1.0 / 1.2) the even half picks
+  // A, timed 1.2 by the odd half against B's 1.1, and the odd half picks B, timed 1.1 by the
+  // even half against A's 1.0.
+  d.rows[0] = with_repeats(row(p1, "A", 1.1), {1.0, 1.2, 1.3, 1.3});
+  EXPECT_NEAR(d.run().baselines.at("split_half_oracle").efficiency.mean, 1.0, 1e-12);
+  EvalOptions min_options = fixture::options_with_cores(2);
+  min_options.time_statistic = data::TimeStatistic::kMin;
+  const Baseline& by_min = d.run(min_options).baselines.at("split_half_oracle");
+  EXPECT_NEAR(by_min.efficiency.min, p1_ceiling, 1e-12);
+  EXPECT_NEAR(by_min.efficiency.mean, 0.5 * (p1_ceiling + 1.0), 1e-12);
+
   Data no_repeats;  // imported data keeps no repeats: no ceiling is claimed
   no_repeats.add_pair(p1, 0.5);
   EXPECT_EQ(no_repeats.run().baselines.count("split_half_oracle"), 0u);

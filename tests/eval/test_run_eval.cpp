@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/key_values.h"
 #include "data/store.h"
+#include "model/feature_spec.h"
 #include "ops/gemm/config.h"
 #include "ops/operation.h"
 
@@ -45,6 +46,8 @@ class RunEval : public ::testing::Test {
           data::Measurement r;
           r.op = "gemm", r.problem = p.to_string(), r.kernel = name, r.valid = true;
           r.median_ms = synthetic_ms(p, gemm::GemmConfig::parse_name(name));
+          // Fastest repeats a kernel-dependent share below the median (--time-statistic min).
+          r.min_ms = r.median_ms * (0.8 + 0.03 * double(rows.size() % 7));
           r.tflops = p.flops() / (r.median_ms * 1e-3) / 1e12;
           rows.push_back(r);
         }
@@ -56,6 +59,11 @@ class RunEval : public ::testing::Test {
     auto options = kselect::testing::quick_options("run_eval_" + std::to_string(getpid()));
     options.folds = 3;
     train_result() = model::train(all, options);
+    rows() = all;
+  }
+  static std::vector<data::Measurement>& rows() {
+    static std::vector<data::Measurement> r;
+    return r;
   }
   static std::string db() {
     return (std::filesystem::temp_directory_path() /
@@ -83,6 +91,27 @@ TEST_F(RunEval, OutOfFoldByDefaultWhenTheModelHasThem) {
   EXPECT_EQ(out.report.options.cores, 2);
   // Training scores the same out-of-fold predictions: both must agree on mean efficiency.
   EXPECT_NEAR(out.report.efficiency.mean, train_result().targets[0].overall.mean_efficiency, 1e-6);
+}
+
+// A model trained on the fastest repeats records it; eval then reads the same times, so its
+// out-of-fold rows match the database's, unless told to read medians.
+TEST_F(RunEval, TheModelsTimeStatisticIsEvalsDefault) {
+  auto options = kselect::testing::quick_options("run_eval_min_" + std::to_string(getpid()));
+  options.folds = 3;
+  options.time_statistic = data::TimeStatistic::kMin;
+  model::TrainResult trained = model::train(rows(), options);
+  EXPECT_EQ(model::FeatureSpec::load(trained.dir).time_statistic, "min");
+  EvalJob j = job(Protocol::kAuto);
+  j.model_dir = trained.dir.string();
+  EvalOutcome out = run_eval(j);
+  EXPECT_EQ(out.report.options.time_statistic, data::TimeStatistic::kMin);
+  EXPECT_EQ(out.oof_mismatched, 0);
+  EXPECT_NEAR(out.report.efficiency.mean, trained.targets[0].overall.mean_efficiency, 1e-6);
+  j.time_statistic = "median";
+  EXPECT_GT(run_eval(j).oof_mismatched, 0);
+  j.time_statistic = "mean";
+  EXPECT_THROW(run_eval(j), InputError);
+  std::filesystem::remove_all(trained.dir);
 }
 
 TEST_F(RunEval, HeldOutRanksEveryValidKernelWithTheModel) {

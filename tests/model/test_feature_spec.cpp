@@ -48,6 +48,13 @@ TEST(FeatureSpec, MissingNewerOrMalformedSpecsAreStorageErrors) {
   newer["format_version"] = kModelFormatVersion + 1;
   write_json(dir / "feature_spec.json", newer);
   EXPECT_THROW(FeatureSpec::load(dir), StorageError);
+  nlohmann::json statistic = sample_spec();
+  statistic["time_statistic"] = "mean";
+  write_json(dir / "feature_spec.json", statistic);
+  EXPECT_THROW(FeatureSpec::load(dir), StorageError);
+  statistic.erase("time_statistic");  // written before it was recorded: the median
+  write_json(dir / "feature_spec.json", statistic);
+  EXPECT_EQ(FeatureSpec::load(dir).time_statistic, "median");
 }
 
 // Older kselect versions read format 1: only a classify model, which they would misread,
