@@ -506,6 +506,11 @@ void check_warm_start(const FeatureSpec& previous, const features::Schema& schem
     throw InputError(
         where, 0, "objective",
         "model was trained with '" + previous.objective + "', not '" + o.objective + "'");
+  if (previous.time_statistic != data::to_string(o.time_statistic))
+    throw InputError(where, 0, "time_statistic",
+                     "model was trained on each kernel's " + previous.time_statistic +
+                         " time, not its " + data::to_string(o.time_statistic) +
+                         " (--time-statistic " + previous.time_statistic + ")");
   if (previous.features != schema.features) {
     std::string only_model, only_engine;
     for (const auto& f : previous.features)

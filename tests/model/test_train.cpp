@@ -226,6 +226,12 @@ TEST(Train, WarmStartAddsTreesAndRefusesAnotherFeatureList) {
   std::string why = error_of(data, other);
   EXPECT_NE(why.find("same feature list"), std::string::npos) << why;
   EXPECT_NE(why.find("tile_util_m"), std::string::npos) << why;
+
+  TrainOptions fastest = more;  // another time statistic: another target
+  fastest.out_dir = kselect::testing::scratch_dir("warm_min");
+  fastest.time_statistic = data::TimeStatistic::kMin;
+  why = error_of(data, fastest);
+  EXPECT_NE(why.find("--time-statistic median"), std::string::npos) << why;
 }
 
 TEST(Train, BadDataIsAClearInputError) {
