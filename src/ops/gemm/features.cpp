@@ -99,9 +99,13 @@ const std::vector<std::string> kCpuAdditions = {"bytes_per_element",
                                                 "log2_micro_calls",
                                                 "log2_flops_per_micro_call",
                                                 "b_panel_l2_ratio",
-                                                "streamed_slice_l1_ratio"};
+                                                "streamed_slice_l1_ratio",
+                                                "log2_est_cycles",
+                                                "est_flops_per_cycle",
+                                                "est_pack_share",
+                                                "est_overhead_share"};
 
-constexpr int kFullCount = 43 + 17 + 12 + 26;
+constexpr int kFullCount = 43 + 17 + 12 + 30;
 
 const std::vector<std::string> kCategorical = {"layout", "pipeline", "scheduler", "epilogue"};
 
@@ -175,6 +179,44 @@ DriverCosts driver_costs(double m, double n, double k, double sk, double bpe, co
   return d;
 }
 
+// A rough cycle count of one run of the CPU driver on one core, split into the parts whose
+// balance decides between kernels: the micro-kernel's inner loop (FMA or load bound, K padded
+// to the unroll, register tiles padded at the edges), C updates and per-call set-up, packing,
+// and per-task and split-K overheads. The constants are those of a generic AVX-512 core (two
+// FMA and two load ports, one store per cycle); trees correct them, but sums and products of
+// several counts are what trees cannot build from single splits.
+struct CycleEstimate {
+  double total, pack, overhead;
+};
+
+CycleEstimate estimate_cycles(const GemmProblem& p, const GemmConfig& c, double lanes) {
+  const double m = double(p.m), n = double(p.n), k = double(p.k), bpe = bytes_per_element(p.dtype);
+  const double sub_m = double(c.tile_m) / c.warp_m, sub_n = double(c.tile_n) / c.warp_n;
+  const double ks = double(c.tile_k) / c.warp_k, mr = c.warp_tile_m, nr = c.warp_tile_n;
+  const double slices = ceil_div(k, ks), tail = k - (slices - 1) * ks;
+  const double k_steps = (slices - 1) * ceil_div(ks, c.warp_tile_k) * c.warp_tile_k +
+                         ceil_div(tail, c.warp_tile_k) * c.warp_tile_k;
+  const bool is_mem = c.pipeline == Pipeline::kMem;
+  const double pair = p.dtype == DType::kBf16 && !is_mem ? 2.0 : 1.0;  // vdpbf16ps: K in pairs
+  const double vectors = std::ceil(nr / lanes);
+  const double tiles_mn = micro_calls(m, sub_m, mr) * micro_calls(n, sub_n, nr);
+  const double calls = tiles_mn * slices;
+  // mem reads column-major B element by element (gathers): a vector costs a load per lane.
+  const double b_loads = is_mem && !b_row_major(p.layout) ? vectors * lanes : vectors;
+  const double steps = tiles_mn * k_steps / pair;
+  const double inner = steps * std::max(mr * vectors, b_loads + mr) / 2.0;
+  const double c_updates = calls * mr * vectors * 2.0 + 20.0 * calls;
+  const double n_padded = ceil_div(n, nr) * nr, m_padded = ceil_div(m, mr) * mr;
+  const double packed_a = c.pipeline == Pipeline::kCompV4 ? m_padded * k * ceil_div(n, sub_n) : 0.0;
+  const double packed = is_mem ? 0.0 : (k * n_padded + packed_a) * bpe;
+  const double pack = packed / 16.0;
+  const double parts = double(p.split_k) * c.warp_k;
+  const double tasks = ceil_div(m, sub_m) * ceil_div(n, sub_n) * parts;
+  const double reduce = (parts - 1) * m * n / lanes * 3.0;
+  const double overhead = c_updates + 200.0 * tasks + reduce;
+  return {inner + pack + overhead, pack, overhead};
+}
+
 // All features of one (problem, kernel) pair in the full `kselect` order.
 void compute_row(const GemmProblem& p, const GemmConfig& c, const features::HardwareFeatures& hw,
                  double* v) {
@@ -203,6 +245,7 @@ void compute_row(const GemmProblem& p, const GemmConfig& c, const features::Hard
                         : c.pipeline == Pipeline::kCompV3 ? k * n * bpe
                                                           : (k * n + m * k * tiles_n) * bpe;
   const DriverCosts driver = driver_costs(m, n, k, sk, bpe, c);
+  const CycleEstimate cycles = estimate_cycles(p, c, lanes);
 
   const double values[] = {
       // CK core (43)
@@ -307,6 +350,10 @@ void compute_row(const GemmProblem& p, const GemmConfig& c, const features::Hard
       std::log2(std::max(2.0 * mnk / std::max(driver.calls, 1.0), 1.0)),
       driver.b_panel_bytes / std::max(hw.l2_kb * 1024.0, 1.0),
       driver.streamed_bytes / std::max(hw.l1_kb * 1024.0, 1.0),
+      std::log2(std::max(cycles.total, 1.0)),
+      2.0 * mnk / cycles.total,
+      cycles.pack / cycles.total,
+      cycles.overhead / cycles.total,
   };
   static_assert(std::size(values) == kFullCount);
   std::copy(std::begin(values), std::end(values), v);

@@ -120,6 +120,37 @@ TEST(GemmFeatures, FormulasMatchHandComputedValues) {
   EXPECT_FLOAT_EQ(f["log2_flops_per_micro_call"], float(std::log2(12e6 / 910)));
   EXPECT_FLOAT_EQ(f["b_panel_l2_ratio"], 300.0f * 128 * 4 / (1024 * 1024));  // whole K x 128
   EXPECT_FLOAT_EQ(f["streamed_slice_l1_ratio"], 32.0f * 32 * 4 / 49152);     // intrawave: A
+  // Cycle estimate. Inner loop: 91 register tiles x 300 K steps (9 slices of 32 + 12), each
+  // step 8 x 2 vector FMAs against 2 B loads + 8 broadcasts, on two ports: FMA bound, 8 cycles.
+  const double inner = 91.0 * 300 * 8;
+  // 910 calls, each loading and storing 16 C vectors plus 20 cycles of set-up; 8 tasks.
+  const double overhead = 910.0 * 16 * 2 + 20.0 * 910 + 200.0 * 8;
+  // compv4 packs B (300 x 224 padded columns) and A (104 padded rows x 300, per N block: 2).
+  const double pack = (300.0 * 224 + 104.0 * 300 * 2) * 4 / 16;
+  const double total = inner + pack + overhead;
+  EXPECT_FLOAT_EQ(f["log2_est_cycles"], float(std::log2(total)));
+  EXPECT_FLOAT_EQ(f["est_flops_per_cycle"], float(12e6 / total));
+  EXPECT_FLOAT_EQ(f["est_pack_share"], float(pack / total));
+  EXPECT_FLOAT_EQ(f["est_overhead_share"], float(overhead / total));
+}
+
+TEST(GemmFeatures, CycleEstimateChargesGathersAndBf16Pairs) {
+  GemmConfig c = sample_config();
+  c.pipeline = Pipeline::kMem;  // no packing: column-major B is gathered lane by lane
+  c.layout = Layout::kRcr;
+  GemmProblem fp32 = GemmProblem::parse("m=100,n=200,k=300,layout=rcr,dtype=fp32");
+  Row f = features_of(fp32, c, test_hardware());
+  const double overhead = 910.0 * 16 * 2 + 20.0 * 910 + 200.0 * 8;
+  // Load bound: 2 vectors x 16 lanes + 8 broadcasts = 40 loads per K step on two ports.
+  EXPECT_FLOAT_EQ(f["log2_est_cycles"], float(std::log2(91.0 * 300 * 20 + overhead)));
+  EXPECT_EQ(f["est_pack_share"], 0.0f);
+  // bf16 compv3: vdpbf16ps takes K in pairs, so half the FMA-bound steps; B is packed.
+  c.pipeline = Pipeline::kCompV3;
+  c.dtype = DType::kBf16;
+  GemmProblem bf16 = GemmProblem::parse("m=100,n=200,k=300,layout=rcr,dtype=bf16");
+  const double pack = 300.0 * 224 * 2 / 16;
+  EXPECT_FLOAT_EQ(features_of(bf16, c, test_hardware())["log2_est_cycles"],
+                  float(std::log2(91.0 * 150 * 8 + pack + overhead)));
 }
 
 TEST(GemmFeatures, InterwaveStreamsTheBSlice) {
