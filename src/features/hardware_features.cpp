@@ -36,6 +36,7 @@ HardwareFeatures hardware_features(const HardwareProfile& hw) {
   f.l2_kb = hw.l2_kib;
   f.l3_kb = hw.l3_kib;
   f.num_xcd = std::max(1, hw.sockets);
+  f.bf16_dot = hw.has("avx512_bf16");
   return f;
 }
 

@@ -25,6 +25,9 @@ struct HardwareFeatures {
   double lds_capacity = 0;      // L1d bytes per core: the small, fast per-core scratch
   double l1_kb = 0, l2_kb = 0, l3_kb = 0;
   double num_xcd = 1;  // L3 domains (one per socket here)
+  // Not one of CK's features: vdpbf16ps (avx512_bf16) multiplies bf16 K pairs; without it bf16
+  // kernels widen to fp32. The GEMM cycle estimate needs it.
+  bool bf16_dot = false;
 
   std::array<double, kHardwareFeatureCount> values() const;
 };

@@ -182,14 +182,17 @@ DriverCosts driver_costs(double m, double n, double k, double sk, double bpe, co
 // A rough cycle count of one run of the CPU driver on one core, split into the parts whose
 // balance decides between kernels: the micro-kernel's inner loop (FMA or load bound, K padded
 // to the unroll, register tiles padded at the edges), C updates and per-call set-up, packing,
-// and per-task and split-K overheads. The constants are those of a generic AVX-512 core (two
-// FMA and two load ports, one store per cycle); trees correct them, but sums and products of
-// several counts are what trees cannot build from single splits.
+// and per-task and split-K overheads. Vector width, FMA ports and bf16 pairs come from the
+// hardware; the other constants are those of a generic AVX-512 core (two load ports, one store
+// per cycle). Trees correct them, but sums and products of several counts are what trees
+// cannot build from single splits.
 struct CycleEstimate {
   double total, pack, overhead;
 };
 
-CycleEstimate estimate_cycles(const GemmProblem& p, const GemmConfig& c, double lanes) {
+CycleEstimate estimate_cycles(const GemmProblem& p, const GemmConfig& c,
+                              const features::HardwareFeatures& hw) {
+  const double lanes = std::max(hw.wavefront_size, 1.0), ports = std::max(hw.simds_per_cu, 1.0);
   const double m = double(p.m), n = double(p.n), k = double(p.k), bpe = bytes_per_element(p.dtype);
   const double sub_m = double(c.tile_m) / c.warp_m, sub_n = double(c.tile_n) / c.warp_n;
   const double ks = double(c.tile_k) / c.warp_k, mr = c.warp_tile_m, nr = c.warp_tile_n;
@@ -197,14 +200,15 @@ CycleEstimate estimate_cycles(const GemmProblem& p, const GemmConfig& c, double 
   const double k_steps = (slices - 1) * ceil_div(ks, c.warp_tile_k) * c.warp_tile_k +
                          ceil_div(tail, c.warp_tile_k) * c.warp_tile_k;
   const bool is_mem = c.pipeline == Pipeline::kMem;
-  const double pair = p.dtype == DType::kBf16 && !is_mem ? 2.0 : 1.0;  // vdpbf16ps: K in pairs
+  // vdpbf16ps multiplies K in pairs; mem, and every kernel without it, widens bf16 to fp32.
+  const double pair = p.dtype == DType::kBf16 && !is_mem && hw.bf16_dot ? 2.0 : 1.0;
   const double vectors = std::ceil(nr / lanes);
   const double tiles_mn = micro_calls(m, sub_m, mr) * micro_calls(n, sub_n, nr);
   const double calls = tiles_mn * slices;
   // mem reads column-major B element by element (gathers): a vector costs a load per lane.
   const double b_loads = is_mem && !b_row_major(p.layout) ? vectors * lanes : vectors;
   const double steps = tiles_mn * k_steps / pair;
-  const double inner = steps * std::max(mr * vectors, b_loads + mr) / 2.0;
+  const double inner = steps * std::max(mr * vectors / ports, (b_loads + mr) / 2.0);
   const double c_updates = calls * mr * vectors * 2.0 + 20.0 * calls;
   const double n_padded = ceil_div(n, nr) * nr, m_padded = ceil_div(m, mr) * mr;
   const double packed_a = c.pipeline == Pipeline::kCompV4 ? m_padded * k * ceil_div(n, sub_n) : 0.0;
@@ -245,7 +249,7 @@ void compute_row(const GemmProblem& p, const GemmConfig& c, const features::Hard
                         : c.pipeline == Pipeline::kCompV3 ? k * n * bpe
                                                           : (k * n + m * k * tiles_n) * bpe;
   const DriverCosts driver = driver_costs(m, n, k, sk, bpe, c);
-  const CycleEstimate cycles = estimate_cycles(p, c, lanes);
+  const CycleEstimate cycles = estimate_cycles(p, c, hw);
 
   const double values[] = {
       // CK core (43)
