@@ -6,9 +6,14 @@
 
 namespace kselect::data {
 
-TimeStatistic parse_time_statistic(const std::string& name, const std::string& field) {
+std::optional<TimeStatistic> find_time_statistic(const std::string& name) {
   if (name == "median") return TimeStatistic::kMedian;
   if (name == "min") return TimeStatistic::kMin;
+  return std::nullopt;
+}
+
+TimeStatistic parse_time_statistic(const std::string& name, const std::string& field) {
+  if (auto statistic = find_time_statistic(name)) return *statistic;
   throw InputError("", 0, field, "unknown time statistic '" + name + "' (expected median or min)");
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // One measured (problem, kernel) pair as the learning stages see it, whatever its source
 // (a kselect sweep or an imported file).
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,9 @@ struct Measurement {
 // (contender rounds) gain a little over the rest.
 enum class TimeStatistic { kMedian, kMin };
 
-// "median" or "min"; InputError naming `field` otherwise.
+// "median" or "min"; nullopt for any other name.
+std::optional<TimeStatistic> find_time_statistic(const std::string& name);
+// The same, with an InputError naming `field` for an unknown name.
 TimeStatistic parse_time_statistic(const std::string& name, const std::string& field);
 std::string to_string(TimeStatistic statistic);
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "data/measurement.h"
 #include "model/file_io.h"
 
 namespace kselect::model {
@@ -99,7 +100,7 @@ FeatureSpec FeatureSpec::load(const std::filesystem::path& dir) {
     throw StorageError(path.string() + ": model format version " +
                        std::to_string(spec.format_version) + " is newer than this kselect (" +
                        std::to_string(kModelFormatVersion) + ")");
-  if (spec.time_statistic != "median" && spec.time_statistic != "min")
+  if (!data::find_time_statistic(spec.time_statistic))
     throw StorageError(path.string() + ": time_statistic '" + spec.time_statistic +
                        "' is neither median nor min");
   return spec;

@@ -159,7 +159,9 @@ double micro_calls(double dim, double sub, double micro) {
 // How the CPU driver (kernels/driver.cpp) spends a run: micro-kernel calls and the operand
 // slices they reuse from cache.
 struct DriverCosts {
-  double calls;           // micro-kernel calls of the whole problem
+  double register_tiles;  // register tiles of C (micro-kernel calls per K slice)
+  double k_slices;        // K slices of tile_k / warp_k
+  double calls;           // micro-kernel calls of the whole problem: tiles x K slices
   double b_panel_bytes;   // B a task reads over its K range (packed, or in place for mem)
   double streamed_bytes;  // the operand slice the scheduler's inner loop re-reads from L1
 };
@@ -167,9 +169,10 @@ struct DriverCosts {
 DriverCosts driver_costs(double m, double n, double k, double sk, double bpe, const GemmConfig& c) {
   const double sub_m = double(c.tile_m) / c.warp_m, sub_n = double(c.tile_n) / c.warp_n;
   const double ks = double(c.tile_k) / c.warp_k;
-  const double k_slices = ceil_div(k, ks);
   DriverCosts d;
-  d.calls = micro_calls(m, sub_m, c.warp_tile_m) * micro_calls(n, sub_n, c.warp_tile_n) * k_slices;
+  d.register_tiles = micro_calls(m, sub_m, c.warp_tile_m) * micro_calls(n, sub_n, c.warp_tile_n);
+  d.k_slices = ceil_div(k, ks);
+  d.calls = d.register_tiles * d.k_slices;
   d.b_panel_bytes = ceil_div(k, sk) * std::min(sub_n, n) * bpe;
   // intrawave walks the A register panels inside each B panel (A slice re-read per B panel);
   // interwave the other way round.
@@ -190,26 +193,24 @@ struct CycleEstimate {
   double total, pack, overhead;
 };
 
-CycleEstimate estimate_cycles(const GemmProblem& p, const GemmConfig& c,
+CycleEstimate estimate_cycles(const GemmProblem& p, const GemmConfig& c, const DriverCosts& d,
                               const features::HardwareFeatures& hw) {
   const double lanes = std::max(hw.wavefront_size, 1.0), ports = std::max(hw.simds_per_cu, 1.0);
   const double m = double(p.m), n = double(p.n), k = double(p.k), bpe = bytes_per_element(p.dtype);
   const double sub_m = double(c.tile_m) / c.warp_m, sub_n = double(c.tile_n) / c.warp_n;
   const double ks = double(c.tile_k) / c.warp_k, mr = c.warp_tile_m, nr = c.warp_tile_n;
-  const double slices = ceil_div(k, ks), tail = k - (slices - 1) * ks;
+  const double slices = d.k_slices, tail = k - (slices - 1) * ks;
   const double k_steps = (slices - 1) * ceil_div(ks, c.warp_tile_k) * c.warp_tile_k +
                          ceil_div(tail, c.warp_tile_k) * c.warp_tile_k;
   const bool is_mem = c.pipeline == Pipeline::kMem;
   // vdpbf16ps multiplies K in pairs; mem, and every kernel without it, widens bf16 to fp32.
   const double pair = p.dtype == DType::kBf16 && !is_mem && hw.bf16_dot ? 2.0 : 1.0;
   const double vectors = std::ceil(nr / lanes);
-  const double tiles_mn = micro_calls(m, sub_m, mr) * micro_calls(n, sub_n, nr);
-  const double calls = tiles_mn * slices;
   // mem reads column-major B element by element (gathers): a vector costs a load per lane.
   const double b_loads = is_mem && !b_row_major(p.layout) ? vectors * lanes : vectors;
-  const double steps = tiles_mn * k_steps / pair;
+  const double steps = d.register_tiles * k_steps / pair;
   const double inner = steps * std::max(mr * vectors / ports, (b_loads + mr) / 2.0);
-  const double c_updates = calls * mr * vectors * 2.0 + 20.0 * calls;
+  const double c_updates = d.calls * mr * vectors * 2.0 + 20.0 * d.calls;
   const double n_padded = ceil_div(n, nr) * nr, m_padded = ceil_div(m, mr) * mr;
   const double packed_a = c.pipeline == Pipeline::kCompV4 ? m_padded * k * ceil_div(n, sub_n) : 0.0;
   const double packed = is_mem ? 0.0 : (k * n_padded + packed_a) * bpe;
@@ -249,7 +250,7 @@ void compute_row(const GemmProblem& p, const GemmConfig& c, const features::Hard
                         : c.pipeline == Pipeline::kCompV3 ? k * n * bpe
                                                           : (k * n + m * k * tiles_n) * bpe;
   const DriverCosts driver = driver_costs(m, n, k, sk, bpe, c);
-  const CycleEstimate cycles = estimate_cycles(p, c, hw);
+  const CycleEstimate cycles = estimate_cycles(p, c, driver, hw);
 
   const double values[] = {
       // CK core (43)
