@@ -46,6 +46,9 @@ int run(EvalArgs& a) {
       throw InputError("", 0, "protocol",
                        "--protocol " + a.protocol +
                            " trains its own models: it takes no --model, --oof or --heldout");
+    if (!a.job.replicate_db.empty())
+      throw InputError("", 0, "replicate",
+                       "--replicate judges a model's picks: it takes no --protocol " + a.protocol);
     if (!a.protocol_job.picks_file.empty() && a.protocol != "strict")
       throw InputError("", 0, "picks",
                        "--picks writes the strict protocol's picks: add --protocol strict");
@@ -94,6 +97,9 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--cascade", a->job.cascade,
                   "Held-out: score all candidates with P trees, finish the best S (P:S or off)")
       ->capture_default_str();
+  cmd->add_option("--replicate", a->job.replicate_db,
+                  "A second sweep of the same problems: judge this database's winners and the "
+                  "model's picks on it (baselines replicate_oracle, model_on_replicate)");
   cmd->add_option("--oof-file", a->job.oof_file,
                   "Out-of-fold CSV (problem,kernel,fold,predicted,measured); default "
                   "<model>/oof_<target>.csv");

@@ -275,6 +275,32 @@ void add_split_half_oracle(EvalReport& report, const ProblemTable& table,
   b.efficiency = summarize(eff);
 }
 
+// What this database's winners and the selector's picks are worth on a second sweep of the same
+// problems. The split-half ceiling only sees the noise between repeats taken in one process;
+// a second sweep also sees what changes between processes (machine state, memory placement).
+void add_replicate(EvalReport& report, const ProblemTable& replicate) {
+  std::vector<double> oracle, model;
+  for (const auto& r : report.per_problem) {
+    auto rows = replicate.find(r.problem);
+    if (rows == replicate.end()) continue;
+    const Measurement* best = oracle_of(rows->second.valid);
+    if (!best || !(best->tflops > 0)) continue;
+    auto judge = [&](const std::string& kernel, std::vector<double>& out) {
+      if (auto it = rows->second.valid.find(kernel); it != rows->second.valid.end())
+        out.push_back(it->second->tflops / best->tflops);
+    };
+    judge(r.best, oracle);
+    judge(r.picked, model);
+  }
+  for (const auto& [name, eff] :
+       {std::pair{"replicate_oracle", &oracle}, std::pair{"model_on_replicate", &model}}) {
+    if (eff->empty()) continue;
+    Baseline& b = report.baselines[name];
+    b.coverage = long(eff->size());
+    b.efficiency = summarize(*eff);
+  }
+}
+
 void add_fit(EvalReport& report, const ProblemTable& table, const PredictionTable& predictions) {
   std::vector<double> predicted, actual;
   for (const auto& [problem, kernels] : predictions) {
@@ -320,7 +346,8 @@ void check_options(EvalOptions& options) {
 }  // namespace
 
 EvalReport evaluate(const std::vector<data::Measurement>& measurements,
-                    const std::vector<Prediction>& predictions, const EvalOptions& options) {
+                    const std::vector<Prediction>& predictions, const EvalOptions& options,
+                    const std::vector<data::Measurement>* replicate) {
   EvalReport report;
   report.options = options;
   check_options(report.options);
@@ -361,6 +388,7 @@ EvalReport evaluate(const std::vector<data::Measurement>& measurements,
   add_default_counts(report);
   add_baselines(report, table);
   add_split_half_oracle(report, table, options.time_statistic);
+  if (replicate) add_replicate(report, index_measurements(*replicate));
   add_worst(report);
   return report;
 }

@@ -96,8 +96,14 @@ struct EvalReport {
 // rows are never candidates. When a (problem, kernel) pair was measured more than once, the row
 // with the highest run_id counts; repeated predictions of a pair are averaged. Throws
 // InputError for an unknown target or bad options.
+//
+// `replicate`, when given, holds a second, independent sweep of the same problems (kselect eval
+// --replicate): the report then adds the baselines replicate_oracle (each problem's best kernel
+// here, judged on the replicate against the replicate's own best) and model_on_replicate (the
+// selector's pick, judged the same way), over the problems and kernels the replicate has valid.
 EvalReport evaluate(const std::vector<data::Measurement>& measurements,
-                    const std::vector<Prediction>& predictions, const EvalOptions& options);
+                    const std::vector<Prediction>& predictions, const EvalOptions& options,
+                    const std::vector<data::Measurement>* replicate = nullptr);
 
 // The full report, keys as documented in docs/evaluation.md (fractions, not percent).
 void to_json(nlohmann::json& j, const EvalReport& r);

@@ -257,7 +257,16 @@ EvalOutcome run_eval(const EvalJob& job) {
     set_default_policy(job, op, spec, measurements, nullptr, options);
   }
   if (fill_time_throughput(measurements)) outcome.efficiency_basis = "time";
-  outcome.report = evaluate(measurements, predictions, options);
+  std::vector<data::Measurement> replicate;
+  if (!job.replicate_db.empty()) {
+    data::Store second(job.replicate_db, data::StoreOptions{.read_only = true});
+    replicate = second.read_measurements(
+        {.op = data_op, .dtype = dtype, .with_repeats = true, .latest_per_pair = true});
+    data::use_time_statistic(replicate, options.time_statistic);
+    fill_time_throughput(replicate);
+  }
+  outcome.report =
+      evaluate(measurements, predictions, options, job.replicate_db.empty() ? nullptr : &replicate);
   return outcome;
 }
 

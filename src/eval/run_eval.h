@@ -29,6 +29,9 @@ struct EvalJob {
   // Each row's time: "median" or "min" (data::TimeStatistic); "" = the model's (its
   // feature_spec.json), so out-of-fold rows match the times they were trained on.
   std::string time_statistic;
+  // A second sweep of the same problems (another database): adds replicate_oracle and
+  // model_on_replicate to the baselines. "" = none.
+  std::string replicate_db;
 };
 
 struct EvalOutcome {

@@ -298,6 +298,37 @@ TEST(Evaluate, SplitHalfOracleIsTheMeasurementNoiseCeiling) {
   EXPECT_EQ(no_repeats.run().baselines.count("split_half_oracle"), 0u);
 }
 
+TEST(Evaluate, ReplicateJudgesWinnersAndPicksOnASecondSweep) {
+  Data d;
+  d.add_pair(kP1, 0.25);                      // A wins (1 ms); the model picks B (1.25 ms)
+  d.add_pair(kP2, 0.5, /*pick_slow=*/false);  // A wins and is picked
+  const std::string kP3 = "m=32,n=32,k=32,layout=rcr,dtype=fp32";
+  d.add_pair(kP3, 0.5);
+  // The second sweep: on kP1 B is now the faster (0.8 ms against A's 1.0), on kP2 only C and A
+  // are valid (C 1.6, A 2.0); kP3 was not measured again.
+  std::vector<data::Measurement> replicate = {row(kP1, "A", 1.0), row(kP1, "B", 0.8),
+                                              row(kP2, "A", 2.0), row(kP2, "C", 1.6)};
+  replicate.push_back(row(kP2, "B", 1.0, /*valid=*/false));  // never the replicate's best
+  EvalReport r = evaluate(d.rows, d.predictions, fixture::options_with_cores(2), &replicate);
+  const Baseline& oracle = r.baselines.at("replicate_oracle");
+  EXPECT_EQ(oracle.coverage, 2);  // kP3 has no second sweep
+  EXPECT_NEAR(oracle.efficiency.mean, 0.5 * (0.8 / 1.0 + 1.6 / 2.0), 1e-12);
+  const Baseline& model = r.baselines.at("model_on_replicate");
+  EXPECT_EQ(model.coverage, 2);
+  EXPECT_NEAR(model.efficiency.mean, 0.5 * (1.0 + 1.6 / 2.0), 1e-12);
+  EXPECT_NEAR(model.efficiency.min, 0.8, 1e-12);
+  // The report on the first sweep itself does not change.
+  EvalReport plain = d.run();
+  EXPECT_DOUBLE_EQ(r.efficiency.mean, plain.efficiency.mean);
+  EXPECT_EQ(plain.baselines.count("replicate_oracle"), 0u);
+  EXPECT_EQ(plain.baselines.count("model_on_replicate"), 0u);
+  // A replicate without any of the problems adds nothing.
+  std::vector<data::Measurement> unrelated = {row(kP3 + "x", "A", 1.0)};
+  EXPECT_EQ(evaluate(d.rows, d.predictions, fixture::options_with_cores(2), &unrelated)
+                .baselines.count("replicate_oracle"),
+            0u);
+}
+
 TEST(Evaluate, FitInTheTargetScaleAndUnmatchedPredictions) {
   Data d;
   d.rows = {row(kP1, "A", 1.0), row(kP1, "B", 2.0)};  // 10 and 5 TFLOPS

@@ -124,6 +124,23 @@ TEST_F(RunEval, HeldOutRanksEveryValidKernelWithTheModel) {
   EXPECT_GT(out.report.efficiency.mean, 0.9);
 }
 
+// The same database as its own replicate: its winners score 100% there and the picks score
+// what they score on the database itself. A replicate that does not exist is an error.
+TEST_F(RunEval, ReplicateAddsTheSecondSweepBaselines) {
+  EvalJob j = job(Protocol::kAuto);
+  j.replicate_db = db();
+  EvalOutcome out = run_eval(j);
+  const Baseline& oracle = out.report.baselines.at("replicate_oracle");
+  EXPECT_EQ(oracle.coverage, 18);
+  EXPECT_DOUBLE_EQ(oracle.efficiency.mean, 1.0);
+  const Baseline& picks = out.report.baselines.at("model_on_replicate");
+  EXPECT_EQ(picks.coverage, 18);
+  EXPECT_NEAR(picks.efficiency.mean, out.report.efficiency.mean, 1e-12);
+  EXPECT_EQ(run_eval(job(Protocol::kAuto)).report.baselines.count("replicate_oracle"), 0u);
+  j.replicate_db = "/nonexistent/replicate.sqlite";
+  EXPECT_ANY_THROW(run_eval(j));
+}
+
 TEST_F(RunEval, OutOfFoldRequiredButMissing) {
   EvalJob j = job(Protocol::kOutOfFold);
   j.oof_file = "/nonexistent/oof_tflops.csv";
