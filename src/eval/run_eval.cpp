@@ -224,9 +224,13 @@ EvalOutcome run_eval(const EvalJob& job) {
                       : spec && spec->dtype != "any" ? spec->dtype
                                                      : "";
   std::string data_op = spec && !spec->data_op.empty() ? spec->data_op : std::string(op.name());
+  // The database's rows, and a replicate's, as evaluation reads them.
+  auto read_rows = [&](const data::Store& store) {
+    return store.read_measurements(
+        {.op = data_op, .dtype = dtype, .with_repeats = true, .latest_per_pair = true});
+  };
   data::Store store(job.db, data::StoreOptions{.read_only = true});
-  auto measurements = store.read_measurements(
-      {.op = data_op, .dtype = dtype, .with_repeats = true, .latest_per_pair = true});
+  auto measurements = read_rows(store);
   EvalJob resolved = job;
   if (resolved.options.target.empty()) resolved.options.target = model_target(spec);
   resolved.options.time_statistic =
@@ -259,9 +263,7 @@ EvalOutcome run_eval(const EvalJob& job) {
   if (fill_time_throughput(measurements)) outcome.efficiency_basis = "time";
   std::vector<data::Measurement> replicate;
   if (!job.replicate_db.empty()) {
-    data::Store second(job.replicate_db, data::StoreOptions{.read_only = true});
-    replicate = second.read_measurements(
-        {.op = data_op, .dtype = dtype, .with_repeats = true, .latest_per_pair = true});
+    replicate = read_rows(data::Store(job.replicate_db, data::StoreOptions{.read_only = true}));
     data::use_time_statistic(replicate, options.time_statistic);
     fill_time_throughput(replicate);
   }
