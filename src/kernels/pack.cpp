@@ -52,15 +52,18 @@ void pack_panels(Isa isa, const void* src, Elem elem, int64_t ls, int64_t kstrid
   for (int p0 = 0; p0 < lanes; p0 += width) {
     int valid = std::min(width, lanes - p0);
     uint32_t* d = static_cast<uint32_t*>(dst) + (p0 / width) * words;
-    if (pair) {
-      pack_panel_pair(static_cast<const uint16_t*>(src) + p0 * ls, ls, kstride, valid, width, kl,
-                      d);
+    const auto* bf16 = static_cast<const uint16_t*>(src) + p0 * ls;
+    if (pair && isa >= Isa::kAvx512 && kstride == 1) {
+      avx512::pack_transposed_pairs(bf16, ls, valid, width, kl, d);
+    } else if (pair && isa >= Isa::kAvx512 && ls == 1) {
+      avx512::pack_interleaved_pairs(bf16, kstride, valid, width, kl, d);
+    } else if (pair) {
+      pack_panel_pair(bf16, ls, kstride, valid, width, kl, d);
     } else if (elem == Elem::kF32 && kstride == 1 && isa >= Isa::kAvx512) {
       avx512::pack_transposed(static_cast<const float*>(src) + p0 * ls, ls, valid, width, kl,
                               reinterpret_cast<float*>(d));
     } else if (elem == Elem::kBf16) {
-      pack_panel(static_cast<const uint16_t*>(src) + p0 * ls, ls, kstride, valid, width, kl,
-                 reinterpret_cast<float*>(d));
+      pack_panel(bf16, ls, kstride, valid, width, kl, reinterpret_cast<float*>(d));
     } else {
       pack_panel(static_cast<const float*>(src) + p0 * ls, ls, kstride, valid, width, kl,
                  reinterpret_cast<float*>(d));

@@ -37,6 +37,12 @@ void pack_b(Isa isa, const SourceB& b, int kl, int cols, int nr, bool pair, void
 namespace avx512 {
 // One fp32 panel whose lanes have contiguous K (lane l, value k at src[l * ls + k]).
 void pack_transposed(const float* src, std::int64_t ls, int valid, int width, int kl, float* dst);
+// One bf16 pair panel whose lanes have contiguous K (lane l, value k at src[l * ls + k]).
+void pack_transposed_pairs(const std::uint16_t* src, std::int64_t ls, int valid, int width, int kl,
+                           std::uint32_t* dst);
+// One bf16 pair panel whose lanes are contiguous (lane l, value k at src[l + k * kstride]).
+void pack_interleaved_pairs(const std::uint16_t* src, std::int64_t kstride, int valid, int width,
+                            int kl, std::uint32_t* dst);
 }  // namespace avx512
 
 }  // namespace kselect::kernels

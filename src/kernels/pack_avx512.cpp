@@ -1,6 +1,8 @@
-// Transposing pack with AVX-512: lanes (rows of A, columns of B) whose K values are contiguous
-// (row-major A, column-major B) are read 16 x 16 at a time and transposed in registers, instead
-// of one scalar store per element.
+// Packing with AVX-512: lanes (rows of A, columns of B) whose K values are contiguous
+// (row-major A, column-major B) are read 16 x 16 words at a time and transposed in registers,
+// instead of one scalar store per element; a word is an fp32 value or a bf16 K pair, which is
+// the same transpose. bf16 pairs of lanes that are contiguous themselves (row-major B,
+// column-major A) are interleaved from two K rows, 16 lanes at a time.
 #include "kernels/simd.h"
 
 #include <algorithm>
@@ -50,28 +52,63 @@ inline void transpose16(__m512 (&r)[16], __m512 (&out)[16]) {
   }
 }
 
-}  // namespace
-
-void pack_transposed(const float* src, std::int64_t ls, int valid, int width, int kl, float* dst) {
+// Transposes one panel 16 lanes x 16 words at a time: load(lane, k0, nk) returns the nk words
+// k0.. of a lane (zero beyond), in its storage order; `words` words per lane.
+template <class LoadWords>
+void transpose_panel(LoadWords load, int valid, int width, int words, float* dst) {
   __m512 r[16], out[16];
   for (int l0 = 0; l0 < width; l0 += 16) {
     const int nl = std::clamp(valid - l0, 0, 16);
     const __mmask16 store = lanes(width - l0);
-    for (int k0 = 0; k0 < kl; k0 += 16) {
-      const int nk = std::min(16, kl - k0);
-      for (int l = 0; l < 16; ++l) {
-        if (l >= nl) {
-          r[l] = _mm512_setzero_ps();
-          continue;
-        }
-        const float* row = src + (l0 + l) * ls + k0;
-        // 16 strided streams are more than the hardware prefetchers follow.
-        _mm_prefetch(reinterpret_cast<const char*>(row + kPrefetchAhead), _MM_HINT_T0);
-        r[l] = _mm512_maskz_loadu_ps(lanes(nk), row);
-      }
+    for (int k0 = 0; k0 < words; k0 += 16) {
+      const int nk = std::min(16, words - k0);
+      for (int l = 0; l < 16; ++l) r[l] = l < nl ? load(l0 + l, k0, nk) : _mm512_setzero_ps();
       transpose16(r, out);
       for (int t = 0; t < nk; ++t)
         _mm512_mask_storeu_ps(dst + (k0 + t) * width + l0, store, out[t]);
+    }
+  }
+}
+
+}  // namespace
+
+void pack_transposed(const float* src, std::int64_t ls, int valid, int width, int kl, float* dst) {
+  auto load = [&](int lane, int k0, int nk) {
+    const float* row = src + lane * ls + k0;
+    // 16 strided streams are more than the hardware prefetchers follow.
+    _mm_prefetch(reinterpret_cast<const char*>(row + kPrefetchAhead), _MM_HINT_T0);
+    return _mm512_maskz_loadu_ps(lanes(nk), row);
+  };
+  transpose_panel(load, valid, width, kl, dst);
+}
+
+void pack_transposed_pairs(const std::uint16_t* src, std::int64_t ls, int valid, int width, int kl,
+                           std::uint32_t* dst) {
+  auto load = [&](int lane, int k0, int) {
+    const std::uint16_t* row = src + lane * ls + 2 * k0;
+    _mm_prefetch(reinterpret_cast<const char*>(row + 2 * kPrefetchAhead), _MM_HINT_T0);
+    // A 16-bit mask loads exactly the slice's values: an odd K's last pair gets a zero high half
+    // and nothing past the slice (or the matrix) is read.
+    const int values = std::min(32, kl - 2 * k0);
+    const __mmask32 mask = values >= 32 ? ~__mmask32(0) : (__mmask32(1) << values) - 1;
+    return _mm512_castsi512_ps(_mm512_maskz_loadu_epi16(mask, row));
+  };
+  transpose_panel(load, valid, width, packed_k(kl, true), reinterpret_cast<float*>(dst));
+}
+
+void pack_interleaved_pairs(const std::uint16_t* src, std::int64_t kstride, int valid, int width,
+                            int kl, std::uint32_t* dst) {
+  for (int p = 0; p < packed_k(kl, true); ++p) {
+    const std::uint16_t* even = src + 2 * p * kstride;
+    const std::uint16_t* odd = even + kstride;
+    const bool has_odd = 2 * p + 1 < kl;
+    for (int l0 = 0; l0 < width; l0 += 16) {
+      const __mmask16 load = lanes(valid - l0);
+      const __m512i lo = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(load, even + l0));
+      const __m512i hi = has_odd ? _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(load, odd + l0))
+                                 : _mm512_setzero_si512();
+      _mm512_mask_storeu_epi32(dst + p * width + l0, lanes(width - l0),
+                               _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16)));
     }
   }
 }

@@ -69,6 +69,30 @@ TEST(Pack, Bf16PairPanels) {
   EXPECT_EQ(out[5], 0u);                                       // column past the edge
 }
 
+// The AVX-512 pair packing (transposed for lanes with contiguous K, interleaved for contiguous
+// lanes) must write exactly the scalar panels, edges and odd K included.
+TEST(Pack, Bf16PairPanelsAvx512MatchScalar) {
+  if (detect_isa() < Isa::kAvx512) GTEST_SKIP() << "no AVX-512";
+  for (bool k_contiguous : {true, false})
+    for (int width : {4, 6, 14, 16, 32, 48, 64})
+      for (int lanes : {1, width - 1, width, 2 * width + 5})
+        for (int kl : {1, 2, 3, 31, 32, 33, 64, 70}) {
+          if (lanes < 1) continue;
+          // Lane stride or K stride padded by 3 so that neither is a multiple of the vectors.
+          const std::int64_t ls = k_contiguous ? kl + 3 : 1, ks = k_contiguous ? 1 : lanes + 3;
+          std::vector<std::uint16_t> src(std::size_t(lanes + 3) * (kl + 3));
+          for (std::size_t i = 0; i < src.size(); ++i) src[i] = std::uint16_t(0x3f00 + i * 7);
+          const std::size_t words =
+              std::size_t((lanes + width - 1) / width) * width * ((kl + 1) / 2);
+          std::vector<std::uint32_t> scalar(words, 1), vector(words, 2);
+          const SourceB b{src.data(), Elem::kBf16, ks, ls};
+          pack_b(Isa::kScalar, b, kl, lanes, width, true, scalar.data());
+          pack_b(Isa::kAvx512Bf16, b, kl, lanes, width, true, vector.data());
+          ASSERT_EQ(scalar, vector) << "k contiguous " << k_contiguous << " width " << width
+                                    << " lanes " << lanes << " kl " << kl;
+        }
+}
+
 TEST(Bf16, RoundTripAndRounding) {
   EXPECT_EQ(bf16_to_float(float_to_bf16(1.5f)), 1.5f);
   EXPECT_EQ(float_to_bf16(1.0f + 1.0f / 256), float_to_bf16(1.0f));  // ties to even
