@@ -49,17 +49,22 @@ void pack_panel_pair(const uint16_t* src, int64_t ls, int64_t kstride, int valid
 void pack_panels(Isa isa, const void* src, Elem elem, int64_t ls, int64_t kstride, int lanes,
                  int kl, int width, bool pair, void* dst) {
   const int64_t words = int64_t(width) * packed_k(kl, pair);
+  // The AVX-512 transpose moves 16 lanes x 16 words per step; a panel narrower than 16 lanes or
+  // with one or two words per lane fills little of it, and below 32 useful words per step the
+  // scalar copy is as fast (bench/bench_pack.cpp, BM_Pack*/.../2, /4 and /8).
+  const bool transpose =
+      isa >= Isa::kAvx512 && kstride == 1 && packed_k(kl, pair) * std::min(width, 16) >= 32;
   for (int p0 = 0; p0 < lanes; p0 += width) {
     int valid = std::min(width, lanes - p0);
     uint32_t* d = static_cast<uint32_t*>(dst) + (p0 / width) * words;
     const auto* bf16 = static_cast<const uint16_t*>(src) + p0 * ls;
-    if (pair && isa >= Isa::kAvx512 && kstride == 1) {
+    if (pair && transpose) {
       avx512::pack_transposed_pairs(bf16, ls, valid, width, kl, d);
     } else if (pair && isa >= Isa::kAvx512 && ls == 1) {
       avx512::pack_interleaved_pairs(bf16, kstride, valid, width, kl, d);
     } else if (pair) {
       pack_panel_pair(bf16, ls, kstride, valid, width, kl, d);
-    } else if (elem == Elem::kF32 && kstride == 1 && isa >= Isa::kAvx512) {
+    } else if (elem == Elem::kF32 && transpose) {
       avx512::pack_transposed(static_cast<const float*>(src) + p0 * ls, ls, valid, width, kl,
                               reinterpret_cast<float*>(d));
     } else if (elem == Elem::kBf16) {

@@ -52,17 +52,20 @@ inline void transpose16(__m512 (&r)[16], __m512 (&out)[16]) {
   }
 }
 
-// Transposes one panel 16 lanes x 16 words at a time: load(lane, k0, nk) returns the nk words
-// k0.. of a lane (zero beyond), in its storage order; `words` words per lane.
-template <class LoadWords>
-void transpose_panel(LoadWords load, int valid, int width, int words, float* dst) {
+// Transposes one panel 16 lanes x 16 words at a time. mask_of(k0, nk) gives the load mask of
+// the block of words k0..k0+nk, once per block; load(lane, k0, mask) returns that block of a
+// lane (zero beyond), in its storage order; `words` words per lane. Keeping the per-lane load
+// free of branches keeps r[] and out[] in the 32 registers (a branch there made GCC spill them).
+template <class MaskOf, class LoadWords>
+void transpose_panel(MaskOf mask_of, LoadWords load, int valid, int width, int words, float* dst) {
   __m512 r[16], out[16];
   for (int l0 = 0; l0 < width; l0 += 16) {
     const int nl = std::clamp(valid - l0, 0, 16);
     const __mmask16 store = lanes(width - l0);
     for (int k0 = 0; k0 < words; k0 += 16) {
       const int nk = std::min(16, words - k0);
-      for (int l = 0; l < 16; ++l) r[l] = l < nl ? load(l0 + l, k0, nk) : _mm512_setzero_ps();
+      const auto mask = mask_of(k0, nk);
+      for (int l = 0; l < 16; ++l) r[l] = l < nl ? load(l0 + l, k0, mask) : _mm512_setzero_ps();
       transpose16(r, out);
       for (int t = 0; t < nk; ++t)
         _mm512_mask_storeu_ps(dst + (k0 + t) * width + l0, store, out[t]);
@@ -73,27 +76,30 @@ void transpose_panel(LoadWords load, int valid, int width, int words, float* dst
 }  // namespace
 
 void pack_transposed(const float* src, std::int64_t ls, int valid, int width, int kl, float* dst) {
-  auto load = [&](int lane, int k0, int nk) {
+  auto mask_of = [](int, int nk) { return lanes(nk); };
+  auto load = [&](int lane, int k0, __mmask16 mask) {
     const float* row = src + lane * ls + k0;
     // 16 strided streams are more than the hardware prefetchers follow.
     _mm_prefetch(reinterpret_cast<const char*>(row + kPrefetchAhead), _MM_HINT_T0);
-    return _mm512_maskz_loadu_ps(lanes(nk), row);
+    return _mm512_maskz_loadu_ps(mask, row);
   };
-  transpose_panel(load, valid, width, kl, dst);
+  transpose_panel(mask_of, load, valid, width, kl, dst);
 }
 
 void pack_transposed_pairs(const std::uint16_t* src, std::int64_t ls, int valid, int width, int kl,
                            std::uint32_t* dst) {
-  auto load = [&](int lane, int k0, int) {
+  // A 16-bit mask loads exactly the slice's values: an odd K's last pair gets a zero high half
+  // and nothing past the slice (or the matrix) is read.
+  auto mask_of = [&](int k0, int) {
+    const int values = std::min(32, kl - 2 * k0);
+    return values >= 32 ? ~__mmask32(0) : (__mmask32(1) << values) - 1;
+  };
+  auto load = [&](int lane, int k0, __mmask32 mask) {
     const std::uint16_t* row = src + lane * ls + 2 * k0;
     _mm_prefetch(reinterpret_cast<const char*>(row + 2 * kPrefetchAhead), _MM_HINT_T0);
-    // A 16-bit mask loads exactly the slice's values: an odd K's last pair gets a zero high half
-    // and nothing past the slice (or the matrix) is read.
-    const int values = std::min(32, kl - 2 * k0);
-    const __mmask32 mask = values >= 32 ? ~__mmask32(0) : (__mmask32(1) << values) - 1;
     return _mm512_castsi512_ps(_mm512_maskz_loadu_epi16(mask, row));
   };
-  transpose_panel(load, valid, width, packed_k(kl, true), reinterpret_cast<float*>(dst));
+  transpose_panel(mask_of, load, valid, width, packed_k(kl, true), reinterpret_cast<float*>(dst));
 }
 
 void pack_interleaved_pairs(const std::uint16_t* src, std::int64_t kstride, int valid, int width,

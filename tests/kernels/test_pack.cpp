@@ -69,27 +69,55 @@ TEST(Pack, Bf16PairPanels) {
   EXPECT_EQ(out[5], 0u);                                       // column past the edge
 }
 
-// The AVX-512 pair packing (transposed for lanes with contiguous K, interleaved for contiguous
-// lanes) must write exactly the scalar panels, edges and odd K included.
-TEST(Pack, Bf16PairPanelsAvx512MatchScalar) {
+// The AVX-512 packing (fp32 and bf16 pairs transposed for lanes with contiguous K, bf16 pairs
+// interleaved for contiguous lanes) must write exactly the scalar panels, edges and odd K
+// included. pack_b routes small panels to the scalar copy, so the vector code is also called
+// directly, panel by panel.
+TEST(Pack, Avx512PanelsMatchScalar) {
   if (detect_isa() < Isa::kAvx512) GTEST_SKIP() << "no AVX-512";
   for (bool k_contiguous : {true, false})
     for (int width : {4, 6, 14, 16, 32, 48, 64})
       for (int lanes : {1, width - 1, width, 2 * width + 5})
         for (int kl : {1, 2, 3, 31, 32, 33, 64, 70}) {
           if (lanes < 1) continue;
+          SCOPED_TRACE(testing::Message() << "k contiguous " << k_contiguous << " width " << width
+                                          << " lanes " << lanes << " kl " << kl);
           // Lane stride or K stride padded by 3 so that neither is a multiple of the vectors.
           const std::int64_t ls = k_contiguous ? kl + 3 : 1, ks = k_contiguous ? 1 : lanes + 3;
-          std::vector<std::uint16_t> src(std::size_t(lanes + 3) * (kl + 3));
-          for (std::size_t i = 0; i < src.size(); ++i) src[i] = std::uint16_t(0x3f00 + i * 7);
-          const std::size_t words =
-              std::size_t((lanes + width - 1) / width) * width * ((kl + 1) / 2);
-          std::vector<std::uint32_t> scalar(words, 1), vector(words, 2);
-          const SourceB b{src.data(), Elem::kBf16, ks, ls};
+          const std::size_t size = std::size_t(lanes + 3) * (kl + 3);
+          std::vector<std::uint16_t> bf16(size);
+          std::vector<float> fp32(size);
+          for (std::size_t i = 0; i < size; ++i) {
+            bf16[i] = std::uint16_t(0x3f00 + i * 7);
+            fp32[i] = float(i) + 0.25f;
+          }
+          const int panels = (lanes + width - 1) / width, pairs = (kl + 1) / 2;
+          std::vector<std::uint32_t> scalar(std::size_t(panels) * width * pairs, 1);
+          std::vector<std::uint32_t> routed(scalar.size(), 2), direct(scalar.size(), 3);
+          const SourceB b{bf16.data(), Elem::kBf16, ks, ls};
           pack_b(Isa::kScalar, b, kl, lanes, width, true, scalar.data());
-          pack_b(Isa::kAvx512Bf16, b, kl, lanes, width, true, vector.data());
-          ASSERT_EQ(scalar, vector) << "k contiguous " << k_contiguous << " width " << width
-                                    << " lanes " << lanes << " kl " << kl;
+          pack_b(Isa::kAvx512Bf16, b, kl, lanes, width, true, routed.data());
+          EXPECT_EQ(scalar, routed);
+          for (int p = 0; p < panels; ++p) {
+            const int valid = std::min(width, lanes - p * width);
+            std::uint32_t* out = direct.data() + std::size_t(p) * width * pairs;
+            if (k_contiguous)
+              avx512::pack_transposed_pairs(bf16.data() + p * width * ls, ls, valid, width, kl,
+                                            out);
+            else
+              avx512::pack_interleaved_pairs(bf16.data() + p * width, ks, valid, width, kl, out);
+          }
+          EXPECT_EQ(scalar, direct);
+          if (!k_contiguous) continue;
+          std::vector<float> fp32_scalar(std::size_t(panels) * width * kl, 1.0f);
+          std::vector<float> fp32_direct(fp32_scalar.size(), 2.0f);
+          pack_b(Isa::kScalar, SourceB{fp32.data(), Elem::kF32, 1, ls}, kl, lanes, width, false,
+                 fp32_scalar.data());
+          for (int p = 0; p < panels; ++p)
+            avx512::pack_transposed(fp32.data() + p * width * ls, ls,
+                                    std::min(width, lanes - p * width), width, kl,
+                                    fp32_direct.data() + std::size_t(p) * width * kl);
+          EXPECT_EQ(fp32_scalar, fp32_direct);
         }
 }
 
