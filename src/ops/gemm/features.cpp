@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
 
 #include "core/error.h"
 
@@ -103,9 +106,10 @@ const std::vector<std::string> kCpuAdditions = {"bytes_per_element",
                                                 "log2_est_cycles",
                                                 "est_flops_per_cycle",
                                                 "est_pack_share",
-                                                "est_overhead_share"};
+                                                "est_overhead_share",
+                                                "c_window_set_lines"};
 
-constexpr int kFullCount = 43 + 17 + 12 + 30;
+constexpr int kFullCount = 43 + 17 + 12 + 31;
 
 const std::vector<std::string> kCategorical = {"layout", "pipeline", "scheduler", "epilogue"};
 
@@ -182,6 +186,68 @@ DriverCosts driver_costs(double m, double n, double k, double sk, double bpe, co
   return d;
 }
 
+// The C rows the scheduler's walk keeps live: intrawave walks the warp's rows inside each
+// register column (min(sub_m, M) rows x NR columns), interwave the warp's columns inside each
+// register row (MR rows x min(sub_n, N) columns). Rows lie ld floats apart: N in C (default
+// epilogue), sub_n in the staging tile (cshuffle).
+struct CWindow {
+  std::int64_t rows, cols, ld_bytes;
+  bool operator==(const CWindow&) const = default;
+};
+
+CWindow c_window(double m, double n, const GemmConfig& c) {
+  const bool intrawave = c.scheduler == Scheduler::kIntrawave;
+  const double sub_m = double(c.tile_m) / c.warp_m, sub_n = double(c.tile_n) / c.warp_n;
+  const double rows = intrawave ? std::min(sub_m, m) : std::min<double>(c.warp_tile_m, m);
+  const double cols = intrawave ? std::min<double>(c.warp_tile_n, n) : std::min(sub_n, n);
+  const double ld = c.epilogue == Epilogue::kCShuffle ? sub_n : n;
+  return {std::int64_t(rows), std::int64_t(cols), std::int64_t(ld) * 4};
+}
+
+// The most lines of the window that share one L1 set. x86 L1d ways hold 4 KiB (64 sets of
+// 64-byte lines), so when ld x 4 bytes is near a multiple of 4 KiB (N = 1023, 1024, 2048) the
+// rows pile into a few sets and evict each other: measured 3.8x slower for a 64-row intrawave
+// walk at N = 1023 than at N = 1000 (docs/features.md). Only addresses modulo 4 KiB matter;
+// each row adds 1 to a circular run of sets, summed with a difference array.
+double set_lines(const CWindow& w) {
+  constexpr std::uint32_t kWayMask = 4096 - 1, kLineBits = 6, kSets = 64;
+  int diff[kSets + 1] = {}, turns = 0;  // turns: whole rounds of the sets, one line each
+  const auto bytes = std::uint32_t(w.cols * 4), step = std::uint32_t(w.ld_bytes) & kWayMask;
+  std::uint32_t offset = 0;  // the row's first byte modulo 4 KiB
+  for (std::int64_t r = 0; r < w.rows; ++r, offset = (offset + step) & kWayMask) {
+    const std::uint32_t first = offset >> kLineBits;
+    const std::uint32_t lines = ((offset + bytes - 1) >> kLineBits) - first + 1;
+    const std::uint32_t end = first + lines % kSets;
+    turns += int(lines / kSets);
+    diff[first] += 1;
+    diff[std::min(end, kSets)] -= 1;
+    if (end > kSets) diff[0] += 1, diff[end - kSets] -= 1;  // the run wraps past the last set
+  }
+  int most = 0, running = turns;
+  for (std::uint32_t s = 0; s < kSets; ++s) most = std::max(most, running += diff[s]);
+  return most;
+}
+
+// The kernels of one problem share a few hundred windows (warp rows, register columns,
+// epilogue): a batch counts each once. Only ld modulo 4 KiB matters.
+class SetLinesMemo {
+ public:
+  double operator()(CWindow w) {
+    w.ld_bytes %= 4096;
+    auto [it, added] = seen_.try_emplace(w, 0.0);
+    if (added) it->second = set_lines(w);
+    return it->second;
+  }
+
+ private:
+  struct Hash {
+    std::size_t operator()(const CWindow& w) const {
+      return std::hash<std::int64_t>()((w.rows * 1000003 + w.cols) * 4099 + w.ld_bytes);
+    }
+  };
+  std::unordered_map<CWindow, double, Hash> seen_;
+};
+
 // A rough cycle count of one run of the CPU driver on one core, split into the parts whose
 // balance decides between kernels: the micro-kernel's inner loop (FMA or load bound, K padded
 // to the unroll, register tiles padded at the edges), C updates and per-call set-up, packing,
@@ -224,7 +290,7 @@ CycleEstimate estimate_cycles(const GemmProblem& p, const GemmConfig& c, const D
 
 // All features of one (problem, kernel) pair in the full `kselect` order.
 void compute_row(const GemmProblem& p, const GemmConfig& c, const features::HardwareFeatures& hw,
-                 double* v) {
+                 SetLinesMemo& set_lines_of, double* v) {
   const double m = double(p.m), n = double(p.n), k = double(p.k), sk = double(p.split_k);
   const double bpe = bytes_per_element(p.dtype);
   const double tm = c.tile_m, tn = c.tile_n, tk = c.tile_k;
@@ -359,6 +425,7 @@ void compute_row(const GemmProblem& p, const GemmConfig& c, const features::Hard
       2.0 * mnk / cycles.total,
       cycles.pack / cycles.total,
       cycles.overhead / cycles.total,
+      set_lines_of(c_window(m, n, c)),
   };
   static_assert(std::size(values) == kFullCount);
   std::copy(std::begin(values), std::end(values), v);
@@ -410,8 +477,9 @@ void GemmFeatureEngine::extract_configs(const GemmProblem& problem,
                                         std::span<const GemmConfig> configs,
                                         std::span<const int> columns, float* out) const {
   double row[kFullCount];
+  SetLinesMemo set_lines_of;
   for (const GemmConfig& c : configs) {
-    compute_row(problem, c, hw_, row);
+    compute_row(problem, c, hw_, set_lines_of, row);
     for (int col : columns) *out++ = float(row[col]);
   }
 }

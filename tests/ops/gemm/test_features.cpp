@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -164,6 +165,61 @@ TEST(GemmFeatures, InterwaveStreamsTheBSlice) {
   c.scheduler = Scheduler::kInterwave;
   EXPECT_FLOAT_EQ(features_of(p, c, test_hardware())["streamed_slice_l1_ratio"],
                   128.0f * 32 * 4 / 49152);
+}
+
+// The lines of C a walk keeps live that share one L1 set (64 sets of 64-byte lines): counted by
+// hand for rows exactly 4 KiB apart, and by brute force (every line of every row) for N = 1000.
+TEST(GemmFeatures, CWindowSetLinesSeesFourKibRowStrides) {
+  GemmConfig c;
+  c.tile_m = 64, c.tile_n = 768, c.tile_k = 256;
+  c.warp_tile_m = 8, c.warp_tile_n = 48, c.warp_tile_k = 2;
+  c.pipeline = Pipeline::kCompV4;
+  c.scheduler = Scheduler::kIntrawave;
+  c.pad_m = c.pad_n = c.pad_k = true;
+  const HardwareProfile hw = test_hardware();
+  auto lines = [&](const char* problem) {
+    return features_of(GemmProblem::parse(problem), c, hw)["c_window_set_lines"];
+  };
+  // Intrawave: 64 rows x 48 floats (3 lines) per register column. Rows 4096 bytes apart all
+  // start in set 0; 4160 bytes apart (65 lines) each starts one set further.
+  EXPECT_EQ(lines("m=2049,n=1024,k=7"), 64.0f);
+  EXPECT_EQ(lines("m=2049,n=1040,k=7"), 3.0f);
+  EXPECT_EQ(lines("m=2049,n=1000,k=7"), 5.0f);
+  EXPECT_EQ(lines("m=3,n=1024,k=7"), 3.0f);  // only 3 rows
+  // Interwave: 8 rows (MR) x 768 floats (48 lines, sets 0-47) per register row.
+  c.scheduler = Scheduler::kInterwave;
+  EXPECT_EQ(lines("m=2049,n=1024,k=7"), 8.0f);
+  // cshuffle writes the staging tile, rows 768 floats (48 lines) apart: rows start in sets 0,
+  // 48, 32, 16, 0, ..., so 16 of the 64 rows share each start.
+  c.scheduler = Scheduler::kIntrawave;
+  c.epilogue = Epilogue::kCShuffle;
+  EXPECT_EQ(lines("m=2049,n=1024,k=7"), 16.0f);
+}
+
+// The same count by brute force (every line of every live row) for many row strides, both
+// schedulers and windows wider than 4 KiB.
+TEST(GemmFeatures, CWindowSetLinesMatchesBruteForce) {
+  GemmConfig c;
+  c.tile_m = 64, c.tile_n = 1024, c.tile_k = 256;
+  c.warp_tile_m = 8, c.warp_tile_n = 48, c.warp_tile_k = 2;
+  c.pipeline = Pipeline::kCompV4;
+  c.pad_m = c.pad_n = c.pad_k = true;
+  const HardwareProfile hw = test_hardware();
+  for (Scheduler scheduler : {Scheduler::kIntrawave, Scheduler::kInterwave}) {
+    c.scheduler = scheduler;
+    const int rows = scheduler == Scheduler::kIntrawave ? 64 : 8;
+    for (int n : {1, 47, 200, 511, 512, 513, 1000, 1023, 1024, 1025, 1100, 2047, 2048, 3000}) {
+      const int cols = std::min(scheduler == Scheduler::kIntrawave ? 48 : 1024, n);
+      std::vector<int> per_set(64, 0);
+      for (long r = 0; r < rows; ++r)
+        for (long line = r * n * 4 / 64; line <= (r * n * 4 + cols * 4 - 1) / 64; ++line)
+          ++per_set[line % 64];
+      const GemmProblem p = GemmProblem::parse("m=500,n=" + std::to_string(n) + ",k=7");
+      EXPECT_EQ(features_of(p, c, hw)["c_window_set_lines"],
+                float(*std::max_element(per_set.begin(), per_set.end())))
+          << "n=" << n;
+    }
+  }
 }
 
 TEST(GemmFeatures, WaveQuantizationCountsIdleCores) {
