@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdint>
 #include <unordered_map>
-#include <vector>
 
 #include "core/error.h"
 
@@ -242,7 +241,9 @@ class SetLinesMemo {
  private:
   struct Hash {
     std::size_t operator()(const CWindow& w) const {
-      return std::hash<std::int64_t>()((w.rows * 1000003 + w.cols) * 4099 + w.ld_bytes);
+      const auto key = (std::uint64_t(w.rows) * 1000003u + std::uint64_t(w.cols)) * 4099u +
+                       std::uint64_t(w.ld_bytes);  // unsigned: wraps instead of overflowing
+      return std::hash<std::uint64_t>()(key);
     }
   };
   std::unordered_map<CWindow, double, Hash> seen_;
