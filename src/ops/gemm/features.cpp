@@ -159,6 +159,15 @@ double micro_calls(double dim, double sub, double micro) {
   return full_blocks * ceil_div(sub, micro) + ceil_div(rest, micro);
 }
 
+// The C rows the scheduler's walk keeps live: intrawave walks the warp's rows inside each
+// register column (min(sub_m, M) rows x NR columns), interwave the warp's columns inside each
+// register row (MR rows x min(sub_n, N) columns). Rows lie ld floats apart: N in C (default
+// epilogue), sub_n in the staging tile (cshuffle).
+struct CWindow {
+  std::int64_t rows, cols, ld_bytes;
+  bool operator==(const CWindow&) const = default;
+};
+
 // How the CPU driver (kernels/driver.cpp) spends a run: micro-kernel calls and the operand
 // slices they reuse from cache.
 struct DriverCosts {
@@ -167,6 +176,7 @@ struct DriverCosts {
   double calls;           // micro-kernel calls of the whole problem: tiles x K slices
   double b_panel_bytes;   // B a task reads over its K range (packed, or in place for mem)
   double streamed_bytes;  // the operand slice the scheduler's inner loop re-reads from L1
+  CWindow c_window;       // the C rows the walk keeps live
 };
 
 DriverCosts driver_costs(double m, double n, double k, double sk, double bpe, const GemmConfig& c) {
@@ -179,29 +189,17 @@ DriverCosts driver_costs(double m, double n, double k, double sk, double bpe, co
   d.b_panel_bytes = ceil_div(k, sk) * std::min(sub_n, n) * bpe;
   // intrawave walks the A register panels inside each B panel (A slice re-read per B panel);
   // interwave the other way round.
-  const double inner_rows =
-      c.scheduler == Scheduler::kIntrawave ? std::min(sub_m, m) : std::min(sub_n, n);
+  const bool intrawave = c.scheduler == Scheduler::kIntrawave;
+  const double inner_rows = intrawave ? std::min(sub_m, m) : std::min(sub_n, n);
   d.streamed_bytes = inner_rows * std::min(ks, k) * bpe;
+  const double live_rows = intrawave ? std::min(sub_m, m) : std::min<double>(c.warp_tile_m, m);
+  const double live_cols = intrawave ? std::min<double>(c.warp_tile_n, n) : std::min(sub_n, n);
+  const double ld = c.epilogue == Epilogue::kCShuffle ? sub_n : n;
+  d.c_window = {std::int64_t(live_rows), std::int64_t(live_cols), std::int64_t(ld) * 4};
   return d;
 }
 
-// The C rows the scheduler's walk keeps live: intrawave walks the warp's rows inside each
-// register column (min(sub_m, M) rows x NR columns), interwave the warp's columns inside each
-// register row (MR rows x min(sub_n, N) columns). Rows lie ld floats apart: N in C (default
-// epilogue), sub_n in the staging tile (cshuffle).
-struct CWindow {
-  std::int64_t rows, cols, ld_bytes;
-  bool operator==(const CWindow&) const = default;
-};
-
-CWindow c_window(double m, double n, const GemmConfig& c) {
-  const bool intrawave = c.scheduler == Scheduler::kIntrawave;
-  const double sub_m = double(c.tile_m) / c.warp_m, sub_n = double(c.tile_n) / c.warp_n;
-  const double rows = intrawave ? std::min(sub_m, m) : std::min<double>(c.warp_tile_m, m);
-  const double cols = intrawave ? std::min<double>(c.warp_tile_n, n) : std::min(sub_n, n);
-  const double ld = c.epilogue == Epilogue::kCShuffle ? sub_n : n;
-  return {std::int64_t(rows), std::int64_t(cols), std::int64_t(ld) * 4};
-}
+constexpr std::uint32_t kL1WayBytes = 4096;
 
 // The most lines of the window that share one L1 set. x86 L1d ways hold 4 KiB (64 sets of
 // 64-byte lines), so when ld x 4 bytes is near a multiple of 4 KiB (N = 1023, 1024, 2048) the
@@ -209,7 +207,7 @@ CWindow c_window(double m, double n, const GemmConfig& c) {
 // walk at N = 1023 than at N = 1000 (docs/features.md). Only addresses modulo 4 KiB matter;
 // each row adds 1 to a circular run of sets, summed with a difference array.
 double set_lines(const CWindow& w) {
-  constexpr std::uint32_t kWayMask = 4096 - 1, kLineBits = 6, kSets = 64;
+  constexpr std::uint32_t kWayMask = kL1WayBytes - 1, kLineBits = 6, kSets = 64;
   int diff[kSets + 1] = {}, turns = 0;  // turns: whole rounds of the sets, one line each
   const auto bytes = std::uint32_t(w.cols * 4), step = std::uint32_t(w.ld_bytes) & kWayMask;
   std::uint32_t offset = 0;  // the row's first byte modulo 4 KiB
@@ -232,7 +230,7 @@ double set_lines(const CWindow& w) {
 class SetLinesMemo {
  public:
   double operator()(CWindow w) {
-    w.ld_bytes %= 4096;
+    w.ld_bytes %= kL1WayBytes;
     auto [it, added] = seen_.try_emplace(w, 0.0);
     if (added) it->second = set_lines(w);
     return it->second;
@@ -426,7 +424,7 @@ void compute_row(const GemmProblem& p, const GemmConfig& c, const features::Hard
       2.0 * mnk / cycles.total,
       cycles.pack / cycles.total,
       cycles.overhead / cycles.total,
-      set_lines_of(c_window(m, n, c)),
+      set_lines_of(driver.c_window),
   };
   static_assert(std::size(values) == kFullCount);
   std::copy(std::begin(values), std::end(values), v);
