@@ -4,16 +4,15 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <new>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
 #include "kernels/micro.h"
 #include "kernels/pack.h"
+#include "kernels/placed_buffer.h"
 
 namespace kselect::kernels {
 
@@ -23,26 +22,20 @@ using std::int64_t;
 
 namespace {
 
-// Grow-only 64-byte aligned memory: after the first run of the largest problem, runs reuse it.
+// Grow-only placed memory (kernels/placed_buffer.h): after the first run of the largest
+// problem, runs reuse it.
 class Buffer {
  public:
+  explicit Buffer(Placement where) : where_(where) {}
   char* reserve(size_t bytes) {
-    if (bytes > cap_) {
-      size_t n = (bytes + 63) / 64 * 64;
-      ptr_.reset(static_cast<char*>(std::aligned_alloc(64, n)));
-      if (!ptr_) throw std::bad_alloc();
-      cap_ = n;
-    }
-    return ptr_.get();
+    if (bytes > memory_.size()) memory_ = PlacedBuffer((bytes + 63) / 64 * 64, where_);
+    return memory_.data();
   }
-  char* get() const { return ptr_.get(); }
+  char* get() const { return memory_.data(); }
 
  private:
-  struct Free {
-    void operator()(char* p) const { std::free(p); }
-  };
-  std::unique_ptr<char, Free> ptr_;
-  size_t cap_ = 0;
+  Placement where_;
+  PlacedBuffer memory_;
 };
 
 // The problem cut into tasks: a task is one warp's share (sub_m x sub_n, one K part) of one
@@ -64,7 +57,7 @@ struct CacheTag {
 };
 
 struct ThreadSpace {
-  Buffer a_pack, b_pack, stage;
+  Buffer a_pack{Placement::kPackA}, b_pack{Placement::kPackB}, stage{Placement::kStage};
   CacheTag tag;
   std::vector<char> b_ready;  // per K slot: packed for `tag`
 };
@@ -76,6 +69,22 @@ struct OperandView {
   int64_t panel_bytes;
   int64_t s0, s1;
 };
+
+// Scratch memory of all drivers, one set per worker thread, as a library's scratchpad: the
+// packed panels of every kernel sit at the same addresses (a kernel's speed does not depend on
+// where its own buffers happened to land), and thousands of kernels in a sweep do not each
+// hold their own. Runs take the lock, so drivers never share it concurrently.
+struct Workspace {
+  std::mutex mutex;
+  std::vector<ThreadSpace> spaces;
+  Buffer partial{Placement::kPartial};
+  int64_t run_id = 0;  // counts runs of all drivers, so a CacheTag never matches another's
+};
+
+Workspace& shared_workspace() {
+  static Workspace workspace;
+  return workspace;
+}
 
 // One output region of a task: rows x cols at `out` (leading dimension ldo).
 struct Region {
@@ -93,10 +102,7 @@ struct GemmDriver::Impl {
   Elem src_elem;
   int elem_bytes;
   MicroFn full = nullptr, edge = nullptr;
-  std::vector<ThreadSpace> spaces;
-  Buffer partial;
-  int64_t run_id = 0;
-  std::mutex mutex;
+  Workspace* work = nullptr;  // the shared workspace, while a run holds its lock
 
   // Per run.
   Geometry g{};
@@ -167,6 +173,7 @@ void GemmDriver::Impl::geometry(const GemmProblem& p) {
 }
 
 void GemmDriver::Impl::reserve(int threads) {
+  std::vector<ThreadSpace>& spaces = work->spaces;
   if (spaces.size() < size_t(threads)) spaces.resize(threads);
   const int64_t kw = packed_k(g.ks, pair);
   for (int t = 0; t < threads; ++t) {
@@ -179,7 +186,7 @@ void GemmDriver::Impl::reserve(int threads) {
     if (cfg.epilogue == gemm::Epilogue::kCShuffle)
       ws.stage.reserve(sizeof(float) * g.sub_m * g.sub_n);
   }
-  if (g.parts > 1) partial.reserve(sizeof(float) * (g.parts - 1) * g.m * g.n);
+  if (g.parts > 1) work->partial.reserve(sizeof(float) * (g.parts - 1) * g.m * g.n);
 }
 
 OperandView GemmDriver::Impl::view_a(ThreadSpace& ws, int64_t r0, int64_t k0, int rows, int kl) {
@@ -276,14 +283,15 @@ void GemmDriver::Impl::task(ThreadSpace& ws, int64_t id) {
   const int64_t c0 = bn * cfg.tile_n + int64_t(wn) * g.sub_n;
   if (r0 >= g.m || c0 >= g.n) return;
   const int part = s * cfg.warp_k + wk;
-  float* base = part == 0 ? c : reinterpret_cast<float*>(partial.get()) + (part - 1) * g.m * g.n;
+  float* base =
+      part == 0 ? c : reinterpret_cast<float*>(work->partial.get()) + (part - 1) * g.m * g.n;
   Region r{int(std::min<int64_t>(g.sub_m, g.m - r0)), int(std::min<int64_t>(g.sub_n, g.n - c0)),
            base + r0 * g.n + c0, g.n};
   const bool shuffle = cfg.epilogue == gemm::Epilogue::kCShuffle;
   float* target = shuffle ? reinterpret_cast<float*>(ws.stage.get()) : r.out;
   const int64_t ldt = shuffle ? g.sub_n : r.ldo;
   if (packs_b) {
-    CacheTag tag{run_id, bn, wn, part};
+    CacheTag tag{work->run_id, bn, wn, part};
     if (!(ws.tag == tag)) {
       ws.tag = tag;
       std::fill(ws.b_ready.begin(), ws.b_ready.end(), 0);
@@ -307,7 +315,7 @@ void GemmDriver::Impl::task(ThreadSpace& ws, int64_t id) {
 
 // Adds the partial sums of split-K parts and K warps into C, rows split among threads.
 void GemmDriver::Impl::reduce(int t, int nt) {
-  const float* parts = reinterpret_cast<const float*>(partial.get());
+  const float* parts = reinterpret_cast<const float*>(work->partial.get());
   for (int64_t i = g.m * t / nt; i < g.m * (t + 1) / nt; ++i) {
     float* cr = c + i * g.n;
     for (int p = 1; p < g.parts; ++p) {
@@ -320,7 +328,7 @@ void GemmDriver::Impl::reduce(int t, int nt) {
 // persistent: threads take tasks from a shared counter; otherwise each thread owns a
 // contiguous range (consecutive tasks share B panels, so contiguous ranges reuse them).
 void GemmDriver::Impl::worker(int t, int nt, std::atomic<int64_t>& next) {
-  ThreadSpace& ws = spaces[t];
+  ThreadSpace& ws = work->spaces[t];
   if (cfg.persistent) {
     for (int64_t id; (id = next.fetch_add(1, std::memory_order_relaxed)) < g.tasks;) task(ws, id);
   } else {
@@ -340,10 +348,12 @@ Isa GemmDriver::isa() const {
 
 void GemmDriver::run(const GemmProblem& p, const void* a, const void* b, float* c, int threads) {
   Impl& x = *impl_;
-  std::lock_guard lock(x.mutex);
+  Workspace& work = shared_workspace();
+  std::lock_guard lock(work.mutex);
+  x.work = &work;
   x.geometry(p);
   x.reserve(threads);
-  ++x.run_id;
+  ++work.run_id;
   x.a = static_cast<const char*>(a);
   x.b = static_cast<const char*>(b);
   x.c = c;

@@ -5,15 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
 #include <mutex>
-#include <new>
 #include <set>
 
 #include "core/error.h"
+#include "kernels/placed_buffer.h"
 #include "ops/gemm/config.h"
 #include "ops/gemm/kernel.h"
 #include "ops/gemm/problem.h"
@@ -22,25 +21,6 @@
 namespace kselect::gemm {
 
 namespace {
-
-// Cache-line aligned, uninitialised storage (kernels assume nothing about alignment, but
-// aligned buffers keep timings free of split-line noise).
-class AlignedBuffer {
- public:
-  explicit AlignedBuffer(size_t bytes) : data_(allocate(bytes)) {}
-  ~AlignedBuffer() { std::free(data_); }
-  AlignedBuffer(const AlignedBuffer&) = delete;
-  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
-  void* data() const { return data_; }
-
- private:
-  static void* allocate(size_t bytes) {
-    void* p = std::aligned_alloc(64, (std::max<size_t>(bytes, 1) + 63) / 64 * 64);
-    if (!p) throw std::bad_alloc();
-    return p;
-  }
-  void* data_;
-};
 
 std::uint64_t mix(std::uint64_t x) {
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -67,9 +47,9 @@ class GemmWorkload : public Workload {
         text_(p.to_string()),
         a_values_(size_t(p.m * p.k)),
         b_values_(size_t(p.k * p.n)),
-        a_(size_t(p.m * p.k) * size_t(bytes_per_element(p.dtype))),
-        b_(size_t(p.k * p.n) * size_t(bytes_per_element(p.dtype))),
-        c_(size_t(p.m * p.n) * sizeof(float)) {
+        a_(size_t(p.m * p.k) * size_t(bytes_per_element(p.dtype)), kernels::Placement::kOperandA),
+        b_(size_t(p.k * p.n) * size_t(bytes_per_element(p.dtype)), kernels::Placement::kOperandB),
+        c_(size_t(p.m * p.n) * sizeof(float), kernels::Placement::kOperandC) {
     fill(a_values_, a_.data(), 2ull * seed + 1);
     fill(b_values_, b_.data(), 2ull * seed + 2);
     std::memset(c_.data(), 0, size_t(p.m * p.n) * sizeof(float));
@@ -82,7 +62,7 @@ class GemmWorkload : public Workload {
   const GemmProblem& gemm() const { return problem_; }
   const void* a() const { return a_.data(); }
   const void* b() const { return b_.data(); }
-  float* c() const { return static_cast<float*>(c_.data()); }
+  float* c() const { return reinterpret_cast<float*>(c_.data()); }
 
   // Compares C with a double-precision reference on a fixed sample of entries (all entries of
   // small problems); the reference is computed once per workload.
@@ -158,7 +138,8 @@ class GemmWorkload : public Workload {
   GemmProblem problem_;
   std::string text_;
   std::vector<float> a_values_, b_values_;  // logical values in storage order
-  AlignedBuffer a_, b_, c_;
+  // Placed (not malloc'd) so a kernel's time does not depend on where the heap put them.
+  kernels::PlacedBuffer a_, b_, c_;
   std::vector<Entry> reference_;
 };
 

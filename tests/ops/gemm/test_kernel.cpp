@@ -113,6 +113,26 @@ TEST_P(HandConfigs, MatchReferenceOnEveryIsa) {
 INSTANTIATE_TEST_SUITE_P(Kernels, HandConfigs, ::testing::ValuesIn(hand_configs()),
                          [](const auto& info) { return "c" + std::to_string(info.index); });
 
+// All kernels share one scratchpad (kernels/driver.cpp); a kernel must never take the B panels
+// another kernel packed there for its own, even for the same shape, tile and run count.
+TEST(GemmKernelWorkspace, KernelsTakingTurnsKeepTheirOwnPackedPanels) {
+  for (int i : {0, 1}) {  // compv3 packs B; compv4 packs A and B
+    const GemmConfig c = hand_config(i);
+    GemmKernel first(c), second(c);
+    GemmProblem p;
+    // N within one column block: every task of every run wants the same panels (tag).
+    p.m = 37, p.n = c.tile_n - 3, p.k = 45, p.split_k = 1;
+    p.layout = c.layout;
+    p.dtype = c.dtype;
+    const Operands one = testing::make_operands(p, 1), two = testing::make_operands(p, 2);
+    const Reference ref_one = testing::reference(p, one), ref_two = testing::reference(p, two);
+    for (int turn = 0; turn < 2; ++turn) {
+      EXPECT_TRUE(testing::runs_correctly(first, p, one, ref_one, 1)) << "turn " << turn;
+      EXPECT_TRUE(testing::runs_correctly(second, p, two, ref_two, 1)) << "turn " << turn;
+    }
+  }
+}
+
 // Without padding, a kernel runs multiples of its tile (and has no edge path).
 TEST(GemmKernelNoPad, RunsMultiplesOfTheTile) {
   for (int i = 0; i < 2 * kTileCount; i += 3) {
