@@ -1,0 +1,82 @@
+"""Compares two sweeps of the same problems (used by scripts/replicate_study and
+scripts/order_study; also a command: python3 scripts/sweep_compare.py FIRST.sqlite SECOND.sqlite).
+
+Each problem's oracle is taken among the kernels valid in both sweeps. Reports what a selector
+that knew one sweep exactly would score on the other (mean / P10 / min efficiency), and how much
+each near-best kernel's time changed between the sweeps once its problem's overall shift is
+removed (a problem measured slower as a whole changes no pick)."""
+import math
+import sqlite3
+import statistics
+import sys
+
+
+def times(db, statistic='min', problems=None):
+    """{problem: {kernel: time}} of the valid measurements, the fastest repeat or the median."""
+    column = {'min': 'min_ms', 'median': 'median_ms'}[statistic]
+    con = sqlite3.connect(f'file:{db}?mode=ro', uri=True)
+    found = {}
+    for problem, kernel, t in con.execute(
+            f'SELECT p.canonical, k.name, m.{column} FROM measurements m '
+            'JOIN problems p ON p.id = m.problem_id JOIN kernels k ON k.id = m.kernel_id '
+            f'WHERE m.valid = 1 AND m.{column} > 0'):
+        if problems is None or problem in problems:
+            found.setdefault(problem, {})[kernel] = t
+    return found
+
+
+def summary(values):
+    v = sorted(values)
+    return f'{100 * statistics.mean(v):6.2f}% {100 * v[len(v) // 10]:6.2f}% {100 * v[0]:6.2f}%'
+
+
+def oracles(first, second, problems):
+    """Kernels valid in both sweeps per problem, and each sweep's best among them."""
+    common = {p: sorted(set(first[p]) & set(second[p])) for p in problems}
+    best1 = {p: min(common[p], key=first[p].get) for p in problems}
+    best2 = {p: min(common[p], key=second[p].get) for p in problems}
+    return common, best1, best2
+
+
+def efficiency(t, problem, kernel, best):
+    return t[problem][best] / t[problem][kernel] if kernel in t[problem] else None
+
+
+def spread(first, second, problems, common, best1, best2):
+    """Sorted |log time ratio| between the sweeps, less the problem's median ratio, over the
+    kernels within 1.5x of either sweep's best: the ones a pick is made among."""
+    out = []
+    for p in problems:
+        b1, b2 = first[p][best1[p]], second[p][best2[p]]
+        near = [k for k in common[p] if first[p][k] < 1.5 * b1 or second[p][k] < 1.5 * b2]
+        ratios = [math.log(first[p][k] / second[p][k]) for k in near]
+        middle = statistics.median(ratios)
+        out += [abs(r - middle) for r in ratios]
+    return sorted(out)
+
+
+def spread_line(values):
+    quantile = lambda q: 100 * (math.exp(values[min(len(values) - 1, int(q * len(values)))]) - 1)
+    return (f'kernel time change between sweeps (near-best kernels, {len(values)}): '
+            f'median {quantile(0.5):.1f}%, P90 {quantile(0.9):.1f}%, P99 {quantile(0.99):.1f}%')
+
+
+def main(argv):
+    if len(argv) not in (3, 4):
+        sys.exit('usage: sweep_compare.py FIRST.sqlite SECOND.sqlite [min|median]')
+    statistic = argv[3] if len(argv) == 4 else 'min'
+    first, second = times(argv[1], statistic), times(argv[2], statistic)
+    problems = sorted(set(first) & set(second))
+    if not problems:
+        sys.exit('sweep_compare.py: the sweeps share no problem')
+    common, best1, best2 = oracles(first, second, problems)
+    print(f'{"policy":<40}{"problems":>9}{"mean":>8}{"p10":>8}{"min":>8}')
+    for label, values in (
+            ('first sweep best, judged on the second', [efficiency(second, p, best1[p], best2[p]) for p in problems]),
+            ('second sweep best, judged on the first', [efficiency(first, p, best2[p], best1[p]) for p in problems])):
+        print(f'{label:<40}{len(values):>9} {summary(values)}')
+    print(spread_line(spread(first, second, problems, common, best1, best2)))
+
+
+if __name__ == '__main__':
+    main(sys.argv)
