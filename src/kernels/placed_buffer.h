@@ -11,6 +11,7 @@
 // placement is fixed and, where the kernel grants a huge page, its physical one too.
 #include <cstddef>
 #include <memory>
+#include <utility>
 
 namespace kselect::kernels {
 
@@ -22,6 +23,14 @@ class PlacedBuffer {
  public:
   PlacedBuffer() = default;
   PlacedBuffer(std::size_t bytes, Placement where);
+  // Moves leave the source empty (no data, size 0), like a moved-from vector.
+  PlacedBuffer(PlacedBuffer&& other) noexcept { *this = std::move(other); }
+  PlacedBuffer& operator=(PlacedBuffer&& other) noexcept {
+    base_ = std::move(other.base_);
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    return *this;
+  }
 
   char* data() const { return data_; }
   std::size_t size() const { return size_; }

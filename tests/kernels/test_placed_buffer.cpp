@@ -42,6 +42,8 @@ TEST(PlacedBuffer, MoveHandsOverTheMemory) {
   PlacedBuffer second = std::move(first);
   EXPECT_EQ(second.data(), data);
   EXPECT_EQ(second.data()[99], 7);
+  EXPECT_EQ(first.data(), nullptr);  // NOLINT(bugprone-use-after-move): moved-from is empty
+  EXPECT_EQ(first.size(), 0u);
   PlacedBuffer empty;
   EXPECT_EQ(empty.data(), nullptr);
   EXPECT_EQ(empty.size(), 0u);
