@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <new>
 
 namespace kselect::kernels {
@@ -26,6 +27,8 @@ std::size_t PlacedBuffer::offset(Placement where) {
 
 PlacedBuffer::PlacedBuffer(std::size_t bytes, Placement where) : size_(bytes) {
   const std::size_t skip = offset(where);
+  // No mapping is that large; refusing here keeps the rounding below from wrapping around.
+  if (bytes > std::numeric_limits<std::size_t>::max() / 2) throw std::bad_alloc();
   // mmap gives 4 KiB alignment; map one huge page more and trim to a 2 MiB boundary.
   const std::size_t length = round_up(skip + std::max<std::size_t>(bytes, 1), kHugePage);
   void* mapped =

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <new>
 #include <set>
 
 namespace kselect::kernels {
@@ -33,6 +34,10 @@ TEST(PlacedBuffer, RolesStartOnDistinctL1Sets) {
     sets.insert(offset % 4096 / 64);
   }
   EXPECT_EQ(sets.size(), std::size(kRoles));
+}
+
+TEST(PlacedBuffer, RefusesSizesNoMachineMaps) {
+  EXPECT_THROW(PlacedBuffer(std::size_t(-1) - 100, Placement::kOperandA), std::bad_alloc);
 }
 
 TEST(PlacedBuffer, MoveHandsOverTheMemory) {
