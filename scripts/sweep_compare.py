@@ -1,14 +1,32 @@
 """Compares two sweeps of the same problems (used by scripts/replicate_study and
-scripts/order_study; also a command: python3 scripts/sweep_compare.py FIRST.sqlite SECOND.sqlite).
+scripts/order_study; also a command: python3 scripts/sweep_compare.py FIRST.sqlite SECOND.sqlite),
+and draws the fixed shape samples those scripts sweep again.
 
 Each problem's oracle is taken among the kernels valid in both sweeps. Reports what a selector
 that knew one sweep exactly would score on the other (mean / P10 / min efficiency), and how much
 each near-best kernel's time changed between the sweeps once its problem's overall shift is
 removed (a problem measured slower as a whole changes no pick)."""
+import csv
 import math
+import random
 import sqlite3
 import statistics
 import sys
+
+
+def sample_shapes(source, dtype, count, seed):
+    """The shapes CSV's header and a fixed random sample of its rows of one dtype (the same
+    sample on every run, so a rerun resumes the same sweep)."""
+    with open(source, newline='') as f:
+        rows = list(csv.reader(f))
+    header, body = rows[0], rows[1:]
+    mine = [r for r in body if r[header.index('dtype')] == dtype]
+    return header, random.Random(seed).sample(mine, min(count, len(mine)))
+
+
+def write_shapes(path, header, rows):
+    with open(path, 'w', newline='') as f:
+        csv.writer(f, lineterminator='\n').writerows([header] + rows)
 
 
 def times(db, statistic='min', problems=None):

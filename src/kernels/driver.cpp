@@ -102,7 +102,7 @@ struct GemmDriver::Impl {
   Elem src_elem;
   int elem_bytes;
   MicroFn full = nullptr, edge = nullptr;
-  Workspace* work = nullptr;  // the shared workspace, while a run holds its lock
+  Workspace& work = shared_workspace();
 
   // Per run.
   Geometry g{};
@@ -173,7 +173,7 @@ void GemmDriver::Impl::geometry(const GemmProblem& p) {
 }
 
 void GemmDriver::Impl::reserve(int threads) {
-  std::vector<ThreadSpace>& spaces = work->spaces;
+  std::vector<ThreadSpace>& spaces = work.spaces;
   if (spaces.size() < size_t(threads)) spaces.resize(threads);
   const int64_t kw = packed_k(g.ks, pair);
   for (int t = 0; t < threads; ++t) {
@@ -186,7 +186,7 @@ void GemmDriver::Impl::reserve(int threads) {
     if (cfg.epilogue == gemm::Epilogue::kCShuffle)
       ws.stage.reserve(sizeof(float) * g.sub_m * g.sub_n);
   }
-  if (g.parts > 1) work->partial.reserve(sizeof(float) * (g.parts - 1) * g.m * g.n);
+  if (g.parts > 1) work.partial.reserve(sizeof(float) * (g.parts - 1) * g.m * g.n);
 }
 
 OperandView GemmDriver::Impl::view_a(ThreadSpace& ws, int64_t r0, int64_t k0, int rows, int kl) {
@@ -284,14 +284,14 @@ void GemmDriver::Impl::task(ThreadSpace& ws, int64_t id) {
   if (r0 >= g.m || c0 >= g.n) return;
   const int part = s * cfg.warp_k + wk;
   float* base =
-      part == 0 ? c : reinterpret_cast<float*>(work->partial.get()) + (part - 1) * g.m * g.n;
+      part == 0 ? c : reinterpret_cast<float*>(work.partial.get()) + (part - 1) * g.m * g.n;
   Region r{int(std::min<int64_t>(g.sub_m, g.m - r0)), int(std::min<int64_t>(g.sub_n, g.n - c0)),
            base + r0 * g.n + c0, g.n};
   const bool shuffle = cfg.epilogue == gemm::Epilogue::kCShuffle;
   float* target = shuffle ? reinterpret_cast<float*>(ws.stage.get()) : r.out;
   const int64_t ldt = shuffle ? g.sub_n : r.ldo;
   if (packs_b) {
-    CacheTag tag{work->run_id, bn, wn, part};
+    CacheTag tag{work.run_id, bn, wn, part};
     if (!(ws.tag == tag)) {
       ws.tag = tag;
       std::fill(ws.b_ready.begin(), ws.b_ready.end(), 0);
@@ -315,7 +315,7 @@ void GemmDriver::Impl::task(ThreadSpace& ws, int64_t id) {
 
 // Adds the partial sums of split-K parts and K warps into C, rows split among threads.
 void GemmDriver::Impl::reduce(int t, int nt) {
-  const float* parts = reinterpret_cast<const float*>(work->partial.get());
+  const float* parts = reinterpret_cast<const float*>(work.partial.get());
   for (int64_t i = g.m * t / nt; i < g.m * (t + 1) / nt; ++i) {
     float* cr = c + i * g.n;
     for (int p = 1; p < g.parts; ++p) {
@@ -328,7 +328,7 @@ void GemmDriver::Impl::reduce(int t, int nt) {
 // persistent: threads take tasks from a shared counter; otherwise each thread owns a
 // contiguous range (consecutive tasks share B panels, so contiguous ranges reuse them).
 void GemmDriver::Impl::worker(int t, int nt, std::atomic<int64_t>& next) {
-  ThreadSpace& ws = work->spaces[t];
+  ThreadSpace& ws = work.spaces[t];
   if (cfg.persistent) {
     for (int64_t id; (id = next.fetch_add(1, std::memory_order_relaxed)) < g.tasks;) task(ws, id);
   } else {
@@ -348,12 +348,10 @@ Isa GemmDriver::isa() const {
 
 void GemmDriver::run(const GemmProblem& p, const void* a, const void* b, float* c, int threads) {
   Impl& x = *impl_;
-  Workspace& work = shared_workspace();
-  std::lock_guard lock(work.mutex);
-  x.work = &work;
+  std::lock_guard lock(x.work.mutex);  // also guards x's per-run state
   x.geometry(p);
   x.reserve(threads);
-  ++work.run_id;
+  ++x.work.run_id;
   x.a = static_cast<const char*>(a);
   x.b = static_cast<const char*>(b);
   x.c = c;

@@ -21,8 +21,8 @@ class GemmDriver {
 
   // The level the kernel's code uses: fp32 kernels never need avx512_bf16.
   Isa isa() const;
-  // C = A * B with `threads` workers; p must be supported. Not reentrant: concurrent calls on
-  // one driver are serialised (they share the workspace).
+  // C = A * B with `threads` workers; p must be supported. Concurrent calls, on one driver or
+  // on several, are serialised: all drivers share one scratchpad (docs/gemm-kernels.md).
   void run(const gemm::GemmProblem& p, const void* a, const void* b, float* c, int threads);
 
  private:
