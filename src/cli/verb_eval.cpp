@@ -118,6 +118,10 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--tie-band", a->job.options.tie_band,
                   "Relative time within which a pick ties the best kernel")
       ->capture_default_str();
+  cmd->add_option("--default-margin", a->job.options.default_margin,
+                  "Keep the default kernel unless the model predicts its pick this fraction "
+                  "faster (0.05: 5%; 0: off)")
+      ->capture_default_str();
   cmd->add_flag("--json", a->json, "Print the full report as JSON");
   cmd->add_option("--protocol", a->protocol,
                   "out-of-fold, held-out, strict (listed-only imported data: every solver seen "

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "ops/operation.h"
 #include "select/candidates.h"
+#include "select/default_guard.h"
 #include "select/ranker.h"
 
 namespace kselect::cli {
@@ -20,6 +21,7 @@ struct PredictArgs {
   int top = 10;
   bool json = false;
   std::string cascade = "off";
+  double default_margin = 0;
 };
 
 // A rule set's supported kernels, or for a generic model the kernels it saw in training with
@@ -55,10 +57,18 @@ nlohmann::json number(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
 }
 
+// What the default guard decided: which kernel it protects and whether it kept it.
+struct GuardOutcome {
+  std::string default_kernel;  // empty: the guard is off
+  bool kept = false;
+};
+
 void print_json(const std::string& problem, const std::vector<select::Scored>& ranked,
-                std::size_t candidates) {
+                std::size_t candidates, const GuardOutcome& guard) {
   nlohmann::json out = {
       {"problem", problem}, {"candidates", candidates}, {"ranked", nlohmann::json::array()}};
+  if (!guard.default_kernel.empty())
+    out["default_guard"] = {{"default_kernel", guard.default_kernel}, {"kept", guard.kept}};
   for (const auto& s : ranked)
     out["ranked"].push_back({{"kernel", s.kernel},
                              {"score", s.score},
@@ -111,6 +121,23 @@ void print_table(const std::vector<select::Scored>& ranked, const select::Ranker
   }
 }
 
+// The kernel the default guard protects: the op's no-model pick, added to the candidates when
+// the rule set ranked lacks it (it must be scored to be compared).
+std::string guarded_default(const Operation& op, const std::string& problem,
+                            std::vector<std::string>& candidates) {
+  if (op.name() == "generic")
+    throw InputError("", 0, "default_margin",
+                     "the generic op has no default rule set to guard (leave out "
+                     "--default-margin)");
+  std::string kernel = select::default_kernel(op, "default", problem);
+  if (kernel.empty())
+    throw InputError("", 0, "default_margin",
+                     "no kernel of the default rule set supports " + problem);
+  if (std::find(candidates.begin(), candidates.end(), kernel) == candidates.end())
+    candidates.push_back(kernel);
+  return kernel;
+}
+
 int run(const PredictArgs& a) {
   auto ranker = select::Ranker::load(a.model);
   ranker.set_cascade(select::Cascade::parse(a.cascade));
@@ -129,12 +156,22 @@ int run(const PredictArgs& a) {
     const auto& targets = ranker.spec().targets;
     check_classified_context(*classifier, targets.empty() ? "target" : targets.front(), problem);
   }
+  const select::DefaultGuard guard(a.default_margin);
+  GuardOutcome outcome;
+  if (guard.enabled()) outcome.default_kernel = guarded_default(op, problem, candidates);
   auto ranked = ranker.rank(problem, candidates);
+  if (guard.enabled()) outcome.kept = guard.apply(ranked, outcome.default_kernel);
   if (a.top > 0 && ranked.size() > std::size_t(a.top)) ranked.resize(a.top);
-  if (a.json)
-    print_json(problem, ranked, candidates.size());
-  else
-    print_table(ranked, ranker);
+  if (a.json) {
+    print_json(problem, ranked, candidates.size(), outcome);
+    return kExitOk;
+  }
+  print_table(ranked, ranker);
+  if (outcome.kept)
+    std::printf(
+        "default guard: kept the default kernel (the model's pick is not predicted %s "
+        "faster)\n",
+        percent_cell(a.default_margin, 0).c_str());
   return kExitOk;
 }
 
@@ -154,6 +191,10 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--top", args->top, "Show the best N (0: all)")->capture_default_str();
   cmd->add_option("--cascade", args->cascade,
                   "Score all candidates with P trees, finish the best S (P:S or off)")
+      ->capture_default_str();
+  cmd->add_option("--default-margin", args->default_margin,
+                  "Keep the default kernel first unless the model predicts its pick this "
+                  "fraction faster (0.05: 5%; 0: off)")
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "Print JSON");
   return [args] { return run(*args); };

@@ -8,6 +8,7 @@
 #include "core/hardware.h"
 #include "eval/strata.h"
 #include "model/train.h"
+#include "select/default_guard.h"
 
 namespace kselect::eval {
 
@@ -46,6 +47,7 @@ PredictionTable index_predictions(const std::vector<Prediction>& predictions) {
     if (fresh) continue;
     it->second.score += (p.score - it->second.score) / n;
     it->second.predicted += (p.predicted - it->second.predicted) / n;
+    it->second.speed += (p.speed - it->second.speed) / n;
   }
   return table;
 }
@@ -103,9 +105,35 @@ const Measurement* default_pick(const KernelRows& rows, const std::vector<std::s
   return nullptr;
 }
 
+// The no-model pick: the first default-set kernel, in the policy's order, measured valid.
+const Measurement* default_of(const std::string& problem, const ProblemRows& rows,
+                              const EvalOptions& options) {
+  const std::vector<std::string>& defaults =
+      options.default_order ? options.default_order(problem, options.default_kernels)
+                            : options.default_kernels;
+  return default_pick(rows.valid, defaults);
+}
+
+double speed_of(const Measurement& m, const KernelPredictions& predicted) {
+  auto it = predicted.find(m.kernel);
+  return it == predicted.end() ? std::nan("") : it->second.speed;
+}
+
+// The default guard on one problem's ranking: moves the default kernel to the front when the
+// model's top pick is not predicted `margin` faster; returns whether it did.
+bool guard_default(const select::DefaultGuard& guard, const Measurement* fallback,
+                   const KernelPredictions* predicted, std::vector<const Measurement*>& ranked) {
+  if (!guard.enabled() || !fallback || !predicted || ranked.front() == fallback) return false;
+  if (!guard.keeps_default(speed_of(*ranked.front(), *predicted), speed_of(*fallback, *predicted)))
+    return false;
+  auto it = std::find(ranked.begin(), ranked.end(), fallback);
+  std::rotate(ranked.begin(), it, it + 1);
+  return true;
+}
+
 ProblemResult score_problem(const std::string& problem, const ProblemRows& rows,
                             const std::vector<const Measurement*>& ranked, const Measurement& best,
-                            const EvalOptions& options) {
+                            const Measurement* fallback, const EvalOptions& options) {
   ProblemResult r;
   r.problem = problem;
   const Measurement& pick = *ranked.front();
@@ -122,12 +150,9 @@ ProblemResult score_problem(const std::string& problem, const ProblemRows& rows,
   r.candidates = int(rows.valid.size());
   for (std::size_t i = 0; i < ranked.size() && r.hit_rank == 0; ++i)
     if (in_tie_band(*ranked[i], best, options.tie_band)) r.hit_rank = int(i) + 1;
-  const std::vector<std::string>& defaults =
-      options.default_order ? options.default_order(problem, options.default_kernels)
-                            : options.default_kernels;
-  if (const Measurement* d = default_pick(rows.valid, defaults)) {
-    r.default_kernel = d->kernel;
-    r.default_ms = d->median_ms;
+  if (fallback) {
+    r.default_kernel = fallback->kernel;
+    r.default_ms = fallback->median_ms;
   }
   return r;
 }
@@ -330,11 +355,20 @@ void add_worst(EvalReport& report) {
     report.worst.resize(std::size_t(report.options.top_worst));
 }
 
+void require_speeds(const std::vector<Prediction>& predictions) {
+  for (const auto& p : predictions)
+    if (std::isnan(p.speed))
+      throw InputError("", 0, "default_margin",
+                       "the predictions have no speeds (a ranking or classify model): the "
+                       "default guard needs a regression or efficiency model");
+}
+
 void check_options(EvalOptions& options) {
   if (options.top_worst < 0) throw InputError("", 0, "top_worst", "must be >= 0");
   if (!(options.tie_band >= 0)) throw InputError("", 0, "tie_band", "must be >= 0");
   if (!(options.default_tolerance >= 0))
     throw InputError("", 0, "default_tolerance", "must be >= 0");
+  select::DefaultGuard check(options.default_margin);  // throws when out of range
   if (options.cores <= 0) options.cores = host_hardware().physical_cores;
   const auto& targets = model::target_names();
   if (std::find(targets.begin(), targets.end(), options.target) == targets.end())
@@ -353,6 +387,8 @@ EvalReport evaluate(const std::vector<data::Measurement>& measurements,
   check_options(report.options);
   ProblemTable table = index_measurements(measurements);
   PredictionTable predicted = index_predictions(predictions);
+  const select::DefaultGuard guard(report.options.default_margin);
+  if (guard.enabled()) require_speeds(predictions);
   for (const auto& [problem, rows] : table) {
     const Measurement* best = oracle_of(rows.valid);
     if (!best || !(best->tflops > 0)) {
@@ -368,7 +404,11 @@ EvalReport evaluate(const std::vector<data::Measurement>& measurements,
       continue;
     }
     report.missing_predictions += missing;
-    report.per_problem.push_back(score_problem(problem, rows, ranked, *best, report.options));
+    const Measurement* fallback = default_of(problem, rows, report.options);
+    report.kept_default +=
+        guard_default(guard, fallback, it == predicted.end() ? nullptr : &it->second, ranked);
+    report.per_problem.push_back(
+        score_problem(problem, rows, ranked, *best, fallback, report.options));
   }
   report.problems = long(report.per_problem.size());
   std::vector<double> eff;

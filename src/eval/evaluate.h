@@ -22,6 +22,9 @@ struct Prediction {
   // The model's estimate in the target's own scale (TFLOPS, ms or GB/s, not log space) for
   // R2/RMSE; NaN when the model only ranks.
   double predicted = std::nan("");
+  // The prediction as a speed (model::predicted_speed; larger is faster) for the default
+  // guard; NaN when the model only ranks.
+  double speed = std::nan("");
 };
 
 struct EvalOptions {
@@ -40,6 +43,9 @@ struct EvalOptions {
   int top_worst = 10;
   double tie_band = 0.02;           // a pick within this relative time of the oracle is a hit
   double default_tolerance = 0.02;  // picks slower than the default by more are counted
+  // The default guard (select::DefaultGuard): the default stays the pick unless the model
+  // predicts its top candidate this much faster; 0: off. Needs predicted speeds.
+  double default_margin = 0;
   // The statistic the rows' times were read with (data::use_time_statistic): the noise
   // ceiling (split_half_oracle) takes the same statistic of each half of the repeats.
   data::TimeStatistic time_statistic = data::TimeStatistic::kMedian;
@@ -86,6 +92,7 @@ struct EvalReport {
   Fit fit;
   std::map<std::string, RegretStats> regret;  // by stratum; "all" is the headline
   long worse_than_default = 0, without_default = 0;
+  long kept_default = 0;  // problems where the default guard overruled the model's top pick
   std::map<std::string, std::map<std::string, SliceStats>> slices;
   std::map<std::string, Baseline> baselines;  // default, default_set_oracle, single_best_kernel
   std::vector<ProblemResult> per_problem;     // sorted by problem text

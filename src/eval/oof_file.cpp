@@ -124,8 +124,8 @@ std::vector<Prediction> to_predictions(const std::vector<OofRow>& rows, const st
   std::vector<Prediction> out;
   out.reserve(rows.size());
   for (const auto& r : rows)
-    out.push_back(
-        {r.problem, r.kernel, sign * r.predicted, regression ? r.predicted : std::nan("")});
+    out.push_back({r.problem, r.kernel, sign * r.predicted, regression ? r.predicted : std::nan(""),
+                   model::predicted_speed(objective, target, r.predicted)});
   return out;
 }
 

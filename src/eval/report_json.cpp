@@ -68,6 +68,8 @@ void to_json(nlohmann::json& j, const EvalReport& r) {
   for (const auto& [stratum, stats] : r.regret) j["regret"]["strata"][stratum] = regret_json(stats);
   j["worse_than_default"] = r.worse_than_default;
   j["without_default"] = r.without_default;
+  j["default_margin"] = r.options.default_margin;
+  j["kept_default"] = r.kept_default;
   j["slices"] = json::object();
   for (const auto& [slice, buckets] : r.slices)
     for (const auto& [bucket, s] : buckets)

@@ -24,6 +24,9 @@ std::string headline(const EvalReport& r) {
                                          " / " + percent(it->second.max)});
   t.add({"worse than default (>" + percent(r.options.default_tolerance, 0) + ")",
          std::to_string(r.worse_than_default) + " (target 0)"});
+  if (r.options.default_margin > 0)
+    t.add({"default guard (margin " + percent(r.options.default_margin, 1) + ")",
+           "kept the default in " + std::to_string(r.kept_default) + " problems"});
   return t.str();
 }
 

@@ -87,7 +87,7 @@ std::vector<Prediction> held_out(const EvalJob& job,
     std::sort(kernels.begin(), kernels.end());
     kernels.erase(std::unique(kernels.begin(), kernels.end()), kernels.end());
     for (const auto& s : ranker.rank(problem, kernels))
-      out.push_back({problem, s.kernel, s.score, predicted_value(s, job.options.target)});
+      out.push_back({problem, s.kernel, s.score, predicted_value(s, job.options.target), s.speed});
     progress.update(++done, problem);
   }
   progress.finish();

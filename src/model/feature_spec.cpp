@@ -42,6 +42,12 @@ double score_sign(const std::string& objective, const std::string& target) {
   return objective == "regression" && !higher_is_better(target) ? -1.0 : 1.0;
 }
 
+double predicted_speed(const std::string& objective, const std::string& target, double decoded) {
+  if (objective == "efficiency") return decoded;
+  if (objective != "regression") return std::nan("");
+  return higher_is_better(target) ? decoded : 1.0 / decoded;
+}
+
 int required_format_version(const FeatureSpec& spec) {
   return spec.objective == "classify" ? 2 : 1;
 }

@@ -64,6 +64,10 @@ bool higher_is_better(const std::string& target);
 // +1 when a larger model output means a better kernel, -1 when a smaller one does (a regression
 // on latency). Ranking scores and predicted efficiencies are always larger-is-better.
 double score_sign(const std::string& objective, const std::string& target);
+// A decoded prediction as a speed, larger is faster, in a ratio scale (TFLOPS, GB/s, 1/ms or
+// the efficiency fraction), so two kernels' speeds compare as "x% faster"; NaN for ranking and
+// classify models, whose scores have no such scale.
+double predicted_speed(const std::string& objective, const std::string& target, double decoded);
 
 // The format version a directory with this spec is written with: 2 for a classify model (its
 // models are per-context files that a version-1 reader would not find), else 1, so every other

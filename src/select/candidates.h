@@ -14,6 +14,12 @@ namespace kselect::select {
 std::vector<std::string> supported_kernels(const Operation& op, std::string_view rule_set,
                                            std::string_view problem);
 
+// The no-model pick for `problem`: the first kernel of rule set `rule_set` (the `default`
+// set) in the op's heuristic order (Operation::heuristic_order) that supports it; empty when
+// none does. `problem` must be canonical.
+std::string default_kernel(const Operation& op, std::string_view rule_set,
+                           std::string_view problem);
+
 // Candidates that come from the model rather than a rule set (the generic op: the kernels seen
 // in training with the problem's dir, dtype and layout). Empty when the engine has no such
 // list; InputError when the problem's context was never seen in training.

@@ -181,6 +181,8 @@ std::vector<Scored> Ranker::rank(std::string_view problem, const features::Kerne
     for (std::size_t i = 0; i < names.size(); ++i) {
       double margin = reuse ? sign * scores[i] : double(raw[i]);
       double value = spec_.decode(m.target, margin);
+      if (int(k) == primary_)
+        out[i].speed = model::predicted_speed(spec_.objective, m.target, value);
       if (spec_.objective == "efficiency") {
         out[i].efficiency = value;
         continue;

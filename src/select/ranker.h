@@ -39,6 +39,10 @@ struct Scored {
   // kernel that is not a class of the problem's context (it ranks last, score
   // KernelClassifier::kNotAClass).
   double probability = std::nan("");
+  // The ordering model's prediction as a speed (model::predicted_speed: TFLOPS, GB/s, 1/ms or
+  // efficiency; larger is faster), for comparisons such as the default guard's; NaN for
+  // ranking and classify models.
+  double speed = std::nan("");
 };
 
 // Two-stage scoring, for selection latency: every candidate runs the first `prefix_trees` trees

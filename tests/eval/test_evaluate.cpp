@@ -238,6 +238,52 @@ TEST(Evaluate, CountsPicksSlowerThanTheDefaultKernel) {
   EXPECT_DOUBLE_EQ(def.efficiency.mean, 2.5 / 3.0);  // 1.0, 1.0 and 0.5
 }
 
+// Predictions with speeds: `kernels` best first, each with the given predicted TFLOPS.
+std::vector<Prediction> with_speeds(const std::string& problem,
+                                    const std::vector<std::pair<std::string, double>>& kernels) {
+  std::vector<Prediction> out;
+  for (const auto& [kernel, tflops] : kernels)
+    out.push_back({problem, kernel, tflops, tflops, tflops});
+  return out;
+}
+
+// The model ranks X first in both problems; D (the default) is 3% faster than X in p1, where
+// the model predicts X only 2% faster, and 20% slower in p2, where it predicts X 30% faster.
+TEST(Evaluate, DefaultGuardKeepsTheDefaultAgainstASmallPredictedGain) {
+  Data d;
+  const std::string p1 = "m=1,n=1,k=1", p2 = "m=2,n=1,k=1";
+  d.rows = {row(p1, "D", 1.0), row(p1, "X", 1.03), row(p2, "D", 1.2), row(p2, "X", 1.0)};
+  d.predictions = with_speeds(p1, {{"X", 10.2}, {"D", 10.0}});
+  append(d.predictions, with_speeds(p2, {{"X", 13.0}, {"D", 10.0}}));
+  EvalOptions o = fixture::options_with_cores(2);
+  o.default_kernels = {"D"};
+  EvalReport unguarded = d.run(o);
+  EXPECT_EQ(unguarded.worse_than_default, 1);
+  EXPECT_EQ(unguarded.kept_default, 0);
+  o.default_margin = 0.05;
+  EvalReport r = d.run(o);
+  EXPECT_EQ(r.worse_than_default, 0);
+  EXPECT_EQ(r.kept_default, 1);
+  EXPECT_EQ(r.per_problem[0].picked, "D");  // p1: a 2% predicted gain is not enough
+  EXPECT_EQ(r.per_problem[0].hit_rank, 1);
+  EXPECT_EQ(r.per_problem[1].picked, "X");  // p2: 30% is
+  EXPECT_DOUBLE_EQ(r.efficiency.mean, 1.0);
+  nlohmann::json j = r;
+  EXPECT_EQ(j["default_margin"], 0.05);
+  EXPECT_EQ(j["kept_default"], 1);
+}
+
+TEST(Evaluate, DefaultGuardNeedsPredictedSpeeds) {
+  Data d;
+  d.add_pair(kP1, 0.1);  // ranking(): scores without speeds, as a ranking model's
+  EvalOptions o = fixture::options_with_cores(2);
+  o.default_kernels = {"A"};
+  o.default_margin = 0.05;
+  EXPECT_THROW(d.run(o), InputError);
+  o.default_margin = -1;
+  EXPECT_THROW(d.run(o), InputError);
+}
+
 TEST(Evaluate, SingleBestFixedKernelFallsBackToTheDefault) {
   Data d;
   const std::string p1 = "m=1,n=1,k=1", p2 = "m=2,n=1,k=1", p3 = "m=3,n=1,k=1";

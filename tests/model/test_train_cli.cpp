@@ -81,6 +81,22 @@ TEST(TrainCli, TrainsFromADatabaseAndPredictsRankedKernels) {
   EXPECT_GT(ranked["ranked"][0]["tflops"].get<double>(), 0);
   EXPECT_GT(ranked["ranked"][0]["latency_ms"].get<double>(), 0);
 
+  // A margin no prediction reaches: the default kernel is always kept first.
+  Result guarded = run_cli("predict --model " + model.string() +
+                           " --problem m=128,n=1536,k=7168,layout=rcr,dtype=fp32 --rules full"
+                           " --top 3 --default-margin 1e9 --json");
+  ASSERT_EQ(guarded.rc, 0) << guarded.out;
+  auto kept = nlohmann::json::parse(guarded.out);
+  const std::string default_kernel = kept["default_guard"]["default_kernel"];
+  EXPECT_FALSE(default_kernel.empty());
+  EXPECT_EQ(kept["ranked"][0]["kernel"], default_kernel);
+  // Kept: it moved up, unless it was the model's own pick already.
+  EXPECT_EQ(kept["default_guard"]["kept"], ranked["ranked"][0]["kernel"] != default_kernel);
+  EXPECT_EQ(run_cli("predict --model " + model.string() +
+                    " --problem m=64,n=64,k=64 --default-margin -0.1")
+                .rc,
+            3);
+
   Result text =
       run_cli("predict --model " + model.string() + " --problem m=64,n=64,k=64 --rules full");
   EXPECT_EQ(text.rc, 0);
