@@ -49,6 +49,10 @@ int run(EvalArgs& a) {
     if (!a.job.replicate_db.empty())
       throw InputError("", 0, "replicate",
                        "--replicate judges a model's picks: it takes no --protocol " + a.protocol);
+    if (a.job.options.default_margin != 0)
+      throw InputError(
+          "", 0, "default_margin",
+          "--default-margin guards a model's picks: it takes no --protocol " + a.protocol);
     if (!a.protocol_job.picks_file.empty() && a.protocol != "strict")
       throw InputError("", 0, "picks",
                        "--picks writes the strict protocol's picks: add --protocol strict");

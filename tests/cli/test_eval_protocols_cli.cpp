@@ -39,6 +39,8 @@ TEST(EvalProtocolsCli, TransferRanksEachHeldOutGpu) {
   }
   // A model is not what these protocols evaluate.
   EXPECT_EQ(run_cli({"eval", "--protocol", "transfer", "--db", db, "--model", "m"}).code, 3);
+  EXPECT_EQ(
+      run_cli({"eval", "--protocol", "transfer", "--db", db, "--default-margin", "0.05"}).code, 3);
 }
 
 // A find-db of 60 geometries x 2 directions where "Gemm1x1" applies only to 1x1 filters and
