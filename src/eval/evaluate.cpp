@@ -123,12 +123,10 @@ double speed_of(const Measurement& m, const KernelPredictions& predicted) {
 // model's top pick is not predicted `margin` faster; returns whether it did.
 bool guard_default(const select::DefaultGuard& guard, const Measurement* fallback,
                    const KernelPredictions* predicted, std::vector<const Measurement*>& ranked) {
-  if (!guard.enabled() || !fallback || !predicted || ranked.front() == fallback) return false;
-  if (!guard.keeps_default(speed_of(*ranked.front(), *predicted), speed_of(*fallback, *predicted)))
-    return false;
-  auto it = std::find(ranked.begin(), ranked.end(), fallback);
-  std::rotate(ranked.begin(), it, it + 1);
-  return true;
+  if (!fallback || !predicted) return false;
+  return guard.reorder(
+      ranked, [fallback](const Measurement* m) { return m == fallback; },
+      [predicted](const Measurement* m) { return speed_of(*m, *predicted); });
 }
 
 ProblemResult score_problem(const std::string& problem, const ProblemRows& rows,
@@ -368,7 +366,6 @@ void check_options(EvalOptions& options) {
   if (!(options.tie_band >= 0)) throw InputError("", 0, "tie_band", "must be >= 0");
   if (!(options.default_tolerance >= 0))
     throw InputError("", 0, "default_tolerance", "must be >= 0");
-  select::DefaultGuard check(options.default_margin);  // throws when out of range
   if (options.cores <= 0) options.cores = host_hardware().physical_cores;
   const auto& targets = model::target_names();
   if (std::find(targets.begin(), targets.end(), options.target) == targets.end())
@@ -385,10 +382,10 @@ EvalReport evaluate(const std::vector<data::Measurement>& measurements,
   EvalReport report;
   report.options = options;
   check_options(report.options);
+  const select::DefaultGuard guard(report.options.default_margin);  // InputError when invalid
+  if (guard.enabled()) require_speeds(predictions);
   ProblemTable table = index_measurements(measurements);
   PredictionTable predicted = index_predictions(predictions);
-  const select::DefaultGuard guard(report.options.default_margin);
-  if (guard.enabled()) require_speeds(predictions);
   for (const auto& [problem, rows] : table) {
     const Measurement* best = oracle_of(rows.valid);
     if (!best || !(best->tflops > 0)) {

@@ -1,6 +1,5 @@
 #include "select/default_guard.h"
 
-#include <algorithm>
 #include <cmath>
 
 #include "core/error.h"
@@ -26,12 +25,9 @@ bool DefaultGuard::apply(std::vector<Scored>& ranked, std::string_view default_k
     throw InputError("", 0, "default_margin",
                      "the model predicts no speeds (a ranking or classify model): the default "
                      "guard needs a regression or efficiency model");
-  auto it = std::find_if(ranked.begin(), ranked.end(),
-                         [&](const Scored& s) { return s.kernel == default_kernel; });
-  if (it == ranked.begin() || it == ranked.end()) return false;
-  if (!keeps_default(ranked.front().speed, it->speed)) return false;
-  std::rotate(ranked.begin(), it, it + 1);
-  return true;
+  return reorder(
+      ranked, [&](const Scored& s) { return s.kernel == default_kernel; },
+      [](const Scored& s) { return s.speed; });
 }
 
 }  // namespace kselect::select

@@ -7,6 +7,7 @@
 // the model should displace only for a predicted gain it can trust. docs/evaluation.md
 // ("Default guard") measures what a margin costs in mean efficiency and what it saves in picks
 // slower than the default.
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,17 @@ class DefaultGuard {
   // keeps it, the rest in order; returns whether it did. InputError when the guard is on and
   // the ranking has no speeds (ranking and classify models).
   bool apply(std::vector<Scored>& ranked, std::string_view default_kernel) const;
+  // The same on any ranking, best first (kselect eval ranks measurements): the default is the
+  // element for which `is_default` holds, `speed_of(element)` its predicted speed.
+  template <typename T, typename IsDefault, typename SpeedOf>
+  bool reorder(std::vector<T>& ranked, IsDefault is_default, SpeedOf speed_of) const {
+    if (!enabled() || ranked.empty()) return false;
+    auto it = std::find_if(ranked.begin(), ranked.end(), is_default);
+    if (it == ranked.begin() || it == ranked.end()) return false;
+    if (!keeps_default(speed_of(ranked.front()), speed_of(*it))) return false;
+    std::rotate(ranked.begin(), it, it + 1);
+    return true;
+  }
 
  private:
   double margin_ = 0;
