@@ -1,8 +1,8 @@
 // kselect train: fits models from a measurement database into a model directory.
-#include <algorithm>
 #include <cmath>
 #include <iostream>
 
+#include "cli/store_ops.h"
 #include "cli/verb.h"
 #include "core/error.h"
 #include "data/store.h"
@@ -18,35 +18,6 @@ struct TrainArgs {
   bool json = false;
   model::TrainOptions options;
 };
-
-// The hardware of the newest run of `op` in the store, else this machine's.
-HardwareProfile run_hardware(const data::Store& store, const std::string& op) {
-  const auto runs = store.info().runs;
-  for (auto it = runs.rbegin(); it != runs.rend(); ++it)
-    if (it->op == op && it->hardware.is_object() && !it->hardware.empty())
-      return it->hardware.get<HardwareProfile>();
-  return host_hardware();
-}
-
-// --op absent: the store's only op. --op generic on a store without generic data: the
-// store's only op, through the generic features.
-void choose_ops(const data::Store& store, model::TrainOptions& o) {
-  const auto ops = store.ops();
-  std::string list;
-  for (const auto& op : ops) list += (list.empty() ? "" : ", ") + op;
-  if (ops.empty()) throw InputError(store.path(), 0, "op", "the database holds no measurements");
-  bool held = std::find(ops.begin(), ops.end(), o.op) != ops.end();
-  if (o.op.empty() || (o.op == "generic" && !held)) {
-    if (ops.size() != 1)
-      throw InputError(
-          store.path(), 0, "op",
-          "the database holds several operations (" + list + "): choose one with --op");
-    o.data_op = ops.front();
-    if (o.op.empty()) o.op = ops.front();
-    return;
-  }
-  o.data_op = o.op;
-}
 
 void print_summary(const model::TrainResult& r) {
   std::cout << "model: " << r.dir.string() << "\nrows: " << r.data_rows << " (" << r.valid_rows
@@ -71,7 +42,7 @@ int run(TrainArgs& a) {
     a.options.targets = {a.target};
   a.options.time_statistic = data::parse_time_statistic(a.time_statistic, "time-statistic");
   data::Store store(a.db, {.read_only = true});
-  choose_ops(store, a.options);
+  choose_ops(store, a.options.op, a.options.data_op);
   data::MeasurementFilter filter;
   filter.op = a.options.data_op;
   filter.latest_per_pair = true;

@@ -599,6 +599,12 @@ std::unique_ptr<features::FeatureEngine> make_train_engine(
 
 }  // namespace
 
+std::unique_ptr<features::FeatureEngine> training_engine(
+    const std::vector<data::Measurement>& measurements, const TrainOptions& options) {
+  nlohmann::json state;
+  return make_train_engine(measurements, options, nullptr, state);
+}
+
 nlohmann::json TrainResult::to_json() const {
   nlohmann::json j = {{"dir", dir.string()},
                       {"data_rows", data_rows},

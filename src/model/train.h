@@ -11,6 +11,7 @@
 // (no cross-validation).
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 
 #include "core/hardware.h"
 #include "data/measurement.h"
+#include "features/engine.h"
 #include "model/feature_spec.h"
 
 namespace kselect::model {
@@ -108,6 +110,12 @@ struct TrainResult {
 // rows, fewer shapes than folds, warm start from a different feature list) and StorageError
 // when the model directory cannot be read or written.
 TrainResult train(const std::vector<data::Measurement>& measurements, const TrainOptions& options);
+
+// The feature engine a fresh `train` with these options builds (op, data_op, dtype, hardware,
+// and for the generic op kernel_configs and encoding, fitted on the valid training rows):
+// `kselect features` writes the rows of that engine.
+std::unique_ptr<features::FeatureEngine> training_engine(
+    const std::vector<data::Measurement>& measurements, const TrainOptions& options);
 
 // XGBoost settings of `kselect train`'s boosters from the options, shared by every objective
 // (objective and eval_metric apart; eval::protocol_booster_settings is the evaluation

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -110,6 +111,27 @@ TEST(TrainCli, BadInputsExitNonZero) {
   EXPECT_EQ(run_cli("train --db " + db + " --out " + model.string() + " --dtype bf16").rc, 3);
   EXPECT_EQ(run_cli("train --db " + db + " --out " + model.string() + " --folds 500").rc, 3);
   EXPECT_EQ(run_cli("predict --model " + model.string() + " --problem m=1,n=1,k=1").rc, 4);
+}
+
+TEST(FeaturesCli, WritesTheTrainingRowsAsCsv) {
+  std::string db = make_store("cli_features");
+  auto csv = testing::scratch_dir("cli_features_out") / "rows.csv";
+  std::filesystem::create_directories(csv.parent_path());
+  Result r =
+      run_cli("features --db " + db + " --dtype fp32 --time-statistic min -o " + csv.string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  std::ifstream in(csv);
+  std::string header, line;
+  std::getline(in, header);
+  EXPECT_EQ(header.rfind("problem,kernel,M,N,K,", 0), 0u) << header;
+  std::size_t rows = 0;
+  while (std::getline(in, line)) ++rows;
+  EXPECT_EQ(rows, testing::synthetic_measurements().size());
+  Result out = run_cli("features --db " + db + " --schema ck55");  // to stdout
+  ASSERT_EQ(out.rc, 0);
+  EXPECT_EQ(out.out.rfind("problem,kernel,", 0), 0u);
+  EXPECT_EQ(run_cli("features --db " + db + " --dtype bf16").rc, 3);
+  EXPECT_EQ(run_cli("features --db /nonexistent/x.sqlite").rc, 4);
 }
 
 }  // namespace
