@@ -248,12 +248,14 @@ class SetLinesMemo {
 };
 
 // A rough cycle count of one run of the CPU driver on one core, split into the parts whose
-// balance decides between kernels: the micro-kernel's inner loop (FMA or load bound, K padded
-// to the unroll, register tiles padded at the edges), C updates and per-call set-up, packing,
-// and per-task and split-K overheads. Vector width, FMA ports and bf16 pairs come from the
-// hardware; the other constants are those of a generic AVX-512 core (two load ports, one store
-// per cycle). Trees correct them, but sums and products of several counts are what trees
-// cannot build from single splits.
+// balance decides between kernels: the micro-kernel's inner loop (FMA or load bound, one step
+// per K element or bf16 pair: the unrolled loop's remainder runs step by step, so K is not
+// padded to the unroll; register tiles padded at the edges), C updates (a store per register
+// vector, plus a load on every K slice but a part's first) and per-call set-up, packing, the
+// cshuffle epilogue's copy of each staged tile into C, and per-task and split-K overheads.
+// Vector width, FMA ports and bf16 pairs come from the hardware; the other constants are those
+// of a generic AVX-512 core (two load ports, one store per cycle). Trees correct them, but sums
+// and products of several counts are what trees cannot build from single splits.
 struct CycleEstimate {
   double total, pack, overhead;
 };
@@ -264,26 +266,28 @@ CycleEstimate estimate_cycles(const GemmProblem& p, const GemmConfig& c, const D
   const double m = double(p.m), n = double(p.n), k = double(p.k), bpe = bytes_per_element(p.dtype);
   const double sub_m = double(c.tile_m) / c.warp_m, sub_n = double(c.tile_n) / c.warp_n;
   const double ks = double(c.tile_k) / c.warp_k, mr = c.warp_tile_m, nr = c.warp_tile_n;
-  const double slices = d.k_slices, tail = k - (slices - 1) * ks;
-  const double k_steps = (slices - 1) * ceil_div(ks, c.warp_tile_k) * c.warp_tile_k +
-                         ceil_div(tail, c.warp_tile_k) * c.warp_tile_k;
   const bool is_mem = c.pipeline == Pipeline::kMem;
   // vdpbf16ps multiplies K in pairs; mem, and every kernel without it, widens bf16 to fp32.
   const double pair = p.dtype == DType::kBf16 && !is_mem && hw.bf16_dot ? 2.0 : 1.0;
+  const double slices = d.k_slices, tail = k - (slices - 1) * ks;
+  const double k_steps = (slices - 1) * std::ceil(ks / pair) + std::ceil(tail / pair);
   const double vectors = std::ceil(nr / lanes);
   // mem reads column-major B element by element (gathers): a vector costs a load per lane.
   const double b_loads = is_mem && !b_row_major(p.layout) ? vectors * lanes : vectors;
-  const double steps = d.register_tiles * k_steps / pair;
+  const double steps = d.register_tiles * k_steps;
   const double inner = steps * std::max(mr * vectors / ports, (b_loads + mr) / 2.0);
-  const double c_updates = d.calls * mr * vectors * 2.0 + 20.0 * d.calls;
+  const double parts = double(p.split_k) * c.warp_k;
+  const double c_loads = d.register_tiles * std::max(slices - parts, 0.0) * mr * vectors;
+  const double c_updates = d.calls * mr * vectors + c_loads + 20.0 * d.calls;
   const double n_padded = ceil_div(n, nr) * nr, m_padded = ceil_div(m, mr) * mr;
   const double packed_a = c.pipeline == Pipeline::kCompV4 ? m_padded * k * ceil_div(n, sub_n) : 0.0;
   const double packed = is_mem ? 0.0 : (k * n_padded + packed_a) * bpe;
   const double pack = packed / 16.0;
-  const double parts = double(p.split_k) * c.warp_k;
   const double tasks = ceil_div(m, sub_m) * ceil_div(n, sub_n) * parts;
   const double reduce = (parts - 1) * m * n / lanes * 3.0;
-  const double overhead = c_updates + 200.0 * tasks + reduce;
+  // cshuffle copies every staged vector into C: a load and a store, one store per cycle.
+  const double shuffle = c.epilogue == Epilogue::kCShuffle ? parts * m * n / lanes : 0.0;
+  const double overhead = c_updates + 200.0 * tasks + reduce + shuffle;
   return {inner + pack + overhead, pack, overhead};
 }
 

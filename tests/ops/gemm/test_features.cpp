@@ -124,8 +124,9 @@ TEST(GemmFeatures, FormulasMatchHandComputedValues) {
   // Cycle estimate. Inner loop: 91 register tiles x 300 K steps (9 slices of 32 + 12), each
   // step 8 x 2 vector FMAs against 2 B loads + 8 broadcasts, on two ports: FMA bound, 8 cycles.
   const double inner = 91.0 * 300 * 8;
-  // 910 calls, each loading and storing 16 C vectors plus 20 cycles of set-up; 8 tasks.
-  const double overhead = 910.0 * 16 * 2 + 20.0 * 910 + 200.0 * 8;
+  // 910 calls, each storing 16 C vectors plus 20 cycles of set-up, and loading them on all
+  // but the first of the 10 K slices (91 x 9 calls); 8 tasks.
+  const double overhead = 910.0 * 16 + 91.0 * 9 * 16 + 20.0 * 910 + 200.0 * 8;
   // compv4 packs B (300 x 224 padded columns) and A (104 padded rows x 300, per N block: 2).
   const double pack = (300.0 * 224 + 104.0 * 300 * 2) * 4 / 16;
   const double total = inner + pack + overhead;
@@ -141,7 +142,7 @@ TEST(GemmFeatures, CycleEstimateChargesGathersAndBf16Pairs) {
   c.layout = Layout::kRcr;
   GemmProblem fp32 = GemmProblem::parse("m=100,n=200,k=300,layout=rcr,dtype=fp32");
   Row f = features_of(fp32, c, test_hardware());
-  const double overhead = 910.0 * 16 * 2 + 20.0 * 910 + 200.0 * 8;
+  const double overhead = 910.0 * 16 + 91.0 * 9 * 16 + 20.0 * 910 + 200.0 * 8;
   // Load bound: 2 vectors x 16 lanes + 8 broadcasts = 40 loads per K step on two ports.
   EXPECT_FLOAT_EQ(f["log2_est_cycles"], float(std::log2(91.0 * 300 * 20 + overhead)));
   EXPECT_EQ(f["est_pack_share"], 0.0f);
@@ -157,6 +158,23 @@ TEST(GemmFeatures, CycleEstimateChargesGathersAndBf16Pairs) {
   hw.isa.push_back("avx512_bf16");
   EXPECT_FLOAT_EQ(features_of(bf16, c, hw)["log2_est_cycles"],
                   float(std::log2(91.0 * 150 * 8 + pack + overhead)));
+}
+
+TEST(GemmFeatures, CycleEstimateStepsOverKNotTheUnrollAndChargesTheShuffleCopy) {
+  // K = 5 in one slice with an unroll of 8: the micro-kernel's remainder loop takes 5 steps.
+  GemmConfig c = sample_config();
+  c.warp_tile_k = 8;
+  c.pipeline = Pipeline::kMem;
+  c.layout = Layout::kRrr;  // B row-major: no gathers
+  GemmProblem p = GemmProblem::parse("m=100,n=200,k=5,layout=rrr,dtype=fp32");
+  // 91 register tiles, one K slice: stores only (no C loads), FMA bound at 8 cycles a step.
+  const double overhead = 91.0 * 16 + 20.0 * 91 + 200.0 * 8;
+  EXPECT_FLOAT_EQ(features_of(p, c, test_hardware())["log2_est_cycles"],
+                  float(std::log2(91.0 * 5 * 8 + overhead)));
+  // cshuffle copies the 100 x 200 staged floats into C, 16 lanes a cycle.
+  c.epilogue = Epilogue::kCShuffle;
+  EXPECT_FLOAT_EQ(features_of(p, c, test_hardware())["log2_est_cycles"],
+                  float(std::log2(91.0 * 5 * 8 + overhead + 100.0 * 200 / 16)));
 }
 
 TEST(GemmFeatures, InterwaveStreamsTheBSlice) {
