@@ -155,6 +155,10 @@ std::vector<Dims> family_dims(const ShapeOptions& o) {
     return draw(o, [](Rng& rng, int) {
       return Dims{rng.log_uniform(1, 4096), rng.log_uniform(1, 4096), rng.log_uniform(1, 4096)};
     });
+  if (o.family == "shallow")  // K <= 16 under a large C: writing C, not multiplying, decides
+    return draw(o, [](Rng& rng, int) {
+      return Dims{rng.log_uniform(8, 3000), rng.log_uniform(8, 3000), rng.uniform(1, 16)};
+    });
   if (o.family == "edge") {
     auto dims = edge_dims();
     return draw(o, [&](Rng& rng, int) {
@@ -184,7 +188,7 @@ std::vector<Dims> family_dims(const ShapeOptions& o) {
 }  // namespace
 
 std::vector<std::string> shape_families() {
-  return {"wide", "edge", "llm", "square", "random"};
+  return {"wide", "edge", "llm", "square", "random", "shallow"};
 }
 
 std::vector<GemmProblem> generate_shapes(const ShapeOptions& o) {

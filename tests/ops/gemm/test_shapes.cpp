@@ -35,6 +35,20 @@ TEST(Shapes, EveryFamilyIsDeterministicWithinBudgetAndDistinct) {
   }
 }
 
+TEST(Shapes, ShallowKeepsKSmallUnderALargeC) {
+  ShapeOptions o;
+  o.family = "shallow", o.count = 50;
+  auto shapes = generate_shapes(o);
+  ASSERT_EQ(shapes.size(), 50u);
+  std::set<std::int64_t> ks;
+  for (const auto& p : shapes) {
+    EXPECT_LE(p.k, 16) << p.to_string();
+    EXPECT_GE(std::min(p.m, p.n), 8) << p.to_string();
+    ks.insert(p.k);
+  }
+  EXPECT_GE(ks.size(), 10u);  // K spread over 1..16, not one value
+}
+
 TEST(Shapes, WideCoversTheCkCategories) {
   ShapeOptions o;
   o.count = 40;
