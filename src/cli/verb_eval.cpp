@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/verb.h"
+#include "cli/warnings.h"
 #include "core/error.h"
 #include "eval/report_text.h"
 #include "eval/run_eval.h"
@@ -73,6 +74,7 @@ int run(EvalArgs& a) {
     std::cerr << "kselect: warning: " << out.oof_mismatched << " of " << out.oof_rows
               << " out-of-fold rows record a measured value that differs from the database "
                  "(trained on other measurements?)\n";
+  warn_stale_features(a.job.model_dir, out.stale_features);
   if (a.json) {
     std::cout << eval::outcome_json(out).dump(2) << "\n";
   } else {

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/verb.h"
+#include "cli/warnings.h"
 #include "core/error.h"
 #include "ops/operation.h"
 #include "select/candidates.h"
@@ -140,6 +141,7 @@ std::string guarded_default(const Operation& op, const std::string& problem,
 
 int run(const PredictArgs& a) {
   auto ranker = select::Ranker::load(a.model);
+  warn_stale_features(a.model, ranker.stale_features());
   ranker.set_cascade(select::Cascade::parse(a.cascade));
   const std::string& op_name = a.op.empty() ? ranker.spec().op : a.op;
   if (op_name != ranker.spec().op)

@@ -72,11 +72,13 @@ double predicted_value(const select::Scored& s, const std::string& target) {
 // `kernel_configs`: the database's kernel parameters, for kernels the model has not seen.
 std::vector<Prediction> held_out(const EvalJob& job,
                                  const std::vector<data::Measurement>& measurements,
-                                 const std::map<std::string, nlohmann::json>& kernel_configs) {
+                                 const std::map<std::string, nlohmann::json>& kernel_configs,
+                                 std::vector<std::string>& stale_features) {
   if (job.model_dir.empty())
     throw InputError("", 0, "model", "held-out evaluation needs a model directory");
   auto ranker = select::Ranker::load(job.model_dir, host_hardware(), kernel_configs);
   ranker.set_cascade(select::Cascade::parse(job.cascade));
+  stale_features = ranker.stale_features();
   std::map<std::string, std::vector<std::string>> candidates;
   for (const auto& m : measurements)
     if (m.valid) candidates[m.problem].push_back(m.kernel);
@@ -257,7 +259,8 @@ EvalOutcome run_eval(const EvalJob& job) {
     outcome.predictions = job.model_dir;
     predictions = held_out(resolved, measurements,
                            op.name() == "generic" ? store.kernel_configs(data_op)
-                                                  : std::map<std::string, nlohmann::json>{});
+                                                  : std::map<std::string, nlohmann::json>{},
+                           outcome.stale_features);
     set_default_policy(job, op, spec, measurements, nullptr, options);
   }
   if (fill_time_throughput(measurements)) outcome.efficiency_basis = "time";
@@ -279,6 +282,7 @@ nlohmann::json outcome_json(const EvalOutcome& outcome) {
   j["oof_rows"] = outcome.oof_rows;
   j["oof_mismatched"] = outcome.oof_mismatched;
   j["efficiency_basis"] = outcome.efficiency_basis;
+  j["stale_features"] = outcome.stale_features;
   return j;
 }
 

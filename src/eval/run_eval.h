@@ -43,6 +43,9 @@ struct EvalOutcome {
   // "tflops", or "time" when some problem's rows had only times: its efficiency is then
   // best_time / chosen_time (and its *_tflops fields are 1 / ms).
   std::string efficiency_basis = "tflops";
+  // Held out: model features computed with another formula than at training
+  // (select::Ranker::stale_features); out of fold the predictions are the training's own.
+  std::vector<std::string> stale_features;
 };
 
 // Throws InputError for unusable input (no OOF file where one is required, an OOF file that

@@ -56,6 +56,10 @@ class FeatureEngine {
   virtual const std::vector<std::string>& all_features() const = 0;
   // The hardware profile the hw_* features are filled from.
   virtual const HardwareProfile& hardware() const = 0;
+  // Features whose formula changed since they were first shipped, with their revision (a
+  // feature absent here is at revision 1). A model records the revisions it was trained on
+  // (FeatureSpec::feature_revisions), so a model fed a newer formula can say so.
+  virtual std::map<std::string, int> feature_revisions() const { return {}; }
 
   // Parses kernel names; throws InputError for a name that is not one of this op's kernels.
   virtual std::unique_ptr<KernelBlock> prepare(std::span<const std::string> kernels) const = 0;

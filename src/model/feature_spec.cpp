@@ -70,6 +70,7 @@ void to_json(nlohmann::json& j, const FeatureSpec& s) {
   if (!s.data_op.empty()) j["data_op"] = s.data_op;
   if (!s.classifier.is_null()) j["classifier"] = s.classifier;
   j["time_statistic"] = s.time_statistic;
+  if (!s.feature_revisions.empty()) j["feature_revisions"] = s.feature_revisions;
 }
 
 void from_json(const nlohmann::json& j, FeatureSpec& s) {
@@ -89,6 +90,31 @@ void from_json(const nlohmann::json& j, FeatureSpec& s) {
   s.data_op = j.value("data_op", "");
   s.classifier = j.value("classifier", nlohmann::json());
   s.time_statistic = j.value("time_statistic", "median");
+  s.feature_revisions = j.value("feature_revisions", std::map<std::string, int>{});
+}
+
+namespace {
+int revision(const std::map<std::string, int>& revisions, const std::string& name) {
+  auto it = revisions.find(name);
+  return it == revisions.end() ? 1 : it->second;
+}
+}  // namespace
+
+std::vector<std::string> stale_features(const FeatureSpec& spec,
+                                        const std::map<std::string, int>& engine_revisions) {
+  std::vector<std::string> stale;
+  for (const auto& name : spec.features)
+    if (revision(spec.feature_revisions, name) != revision(engine_revisions, name))
+      stale.push_back(name);
+  return stale;
+}
+
+std::map<std::string, int> revisions_of(const std::vector<std::string>& features,
+                                        const std::map<std::string, int>& engine_revisions) {
+  std::map<std::string, int> out;
+  for (const auto& name : features)
+    if (revision(engine_revisions, name) != 1) out[name] = revision(engine_revisions, name);
+  return out;
 }
 
 FeatureSpec FeatureSpec::load(const std::filesystem::path& dir) {

@@ -45,6 +45,9 @@ struct FeatureSpec {
   // The statistic of the repeats that was each training row's time (data::TimeStatistic):
   // "median" (also for models written before it was recorded) or "min".
   std::string time_statistic = "median";
+  // Revisions of the model's features whose formula changed (FeatureEngine::feature_revisions)
+  // at training time; absent names (and every name of older models) are revision 1.
+  std::map<std::string, int> feature_revisions;
 
   bool is_log(const std::string& target) const;
   double scale(const std::string& target) const;
@@ -73,6 +76,14 @@ double predicted_speed(const std::string& objective, const std::string& target, 
 // models are per-context files that a version-1 reader would not find), else 1, so every other
 // model stays readable by kselect versions that know only format 1.
 int required_format_version(const FeatureSpec& spec);
+
+// The model's features that `engine` computes with another formula than the model was trained
+// on (their revisions differ): predictions still run, but on inputs the trees never saw.
+std::vector<std::string> stale_features(const FeatureSpec& spec,
+                                        const std::map<std::string, int>& engine_revisions);
+// The revisions to record for a model of `features` (those of `engine_revisions` it uses).
+std::map<std::string, int> revisions_of(const std::vector<std::string>& features,
+                                        const std::map<std::string, int>& engine_revisions);
 
 void to_json(nlohmann::json& j, const FeatureSpec& s);
 void from_json(const nlohmann::json& j, FeatureSpec& s);

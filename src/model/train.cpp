@@ -498,7 +498,7 @@ void check_classify_options(const TrainOptions& o) {
 
 // A warm start continues the same feature list and objective, or refuses.
 void check_warm_start(const FeatureSpec& previous, const features::Schema& schema,
-                      const TrainOptions& o) {
+                      const std::map<std::string, int>& revisions, const TrainOptions& o) {
   std::string where = (o.warm_start / "feature_spec.json").string();
   if (previous.op != o.op)
     throw InputError(where, 0, "op", "model is for '" + previous.op + "', not '" + o.op + "'");
@@ -527,6 +527,15 @@ void check_warm_start(const FeatureSpec& previous, const features::Schema& schem
                          "; only in the new data:" + (only_engine.empty() ? " -" : only_engine) +
                          (only_model.empty() && only_engine.empty() ? "; order differs" : "") +
                          ")");
+  }
+  // Trees added on new formulas would sum with trees fitted on the old ones.
+  const std::vector<std::string> stale = stale_features(previous, revisions);
+  if (!stale.empty()) {
+    std::string names;
+    for (const auto& f : stale) names += (names.empty() ? "" : ", ") + f;
+    throw InputError(where, 0, "feature_revisions",
+                     "the model was trained on older formulas of " + names +
+                         ": train a fresh model instead of continuing it");
   }
 }
 
@@ -592,7 +601,8 @@ std::unique_ptr<features::FeatureEngine> make_train_engine(
               : nlohmann::json();
   auto engine = features::make_engine(o.op, o.hardware, state);
   if (!previous || state.is_null()) return engine;
-  check_warm_start(*previous, engine->schema(engine->default_schema()), o);
+  check_warm_start(*previous, engine->schema(engine->default_schema()), engine->feature_revisions(),
+                   o);
   state = features::extend_engine_state(o.op, previous->engine_state, o.kernel_configs);
   return features::make_engine(o.op, o.hardware, state);
 }
@@ -680,7 +690,7 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
       make_train_engine(measurements, o, o.warm_start.empty() ? nullptr : &previous, engine_state);
   if (o.schema.empty()) o.schema = engine->default_schema();
   const features::Schema& schema = engine->schema(o.schema);
-  if (!o.warm_start.empty()) check_warm_start(previous, schema, o);
+  if (!o.warm_start.empty()) check_warm_start(previous, schema, engine->feature_revisions(), o);
   for (const auto& t : o.targets) target_value({}, t);  // validates the names
   // The classifier reads the problem's features alone; refused before the rows are built when
   // the engine has no such columns.
@@ -700,6 +710,7 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
   spec.hardware = o.hardware;
   spec.schema = schema.name;
   spec.features = features;
+  spec.feature_revisions = revisions_of(features, engine->feature_revisions());
   for (const auto& name : schema.categorical)
     if (std::find(features.begin(), features.end(), name) != features.end())
       spec.categorical.push_back(name);

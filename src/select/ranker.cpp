@@ -26,6 +26,7 @@ Ranker Ranker::load(const std::filesystem::path& dir, const HardwareProfile& har
   r.engine_ = features::make_engine(
       r.spec_.op, hardware,
       features::extend_engine_state(r.spec_.op, r.spec_.engine_state, kernel_configs));
+  r.stale_features_ = model::stale_features(r.spec_, r.engine_->feature_revisions());
   r.all_columns_.resize(r.engine_->all_features().size());
   std::iota(r.all_columns_.begin(), r.all_columns_.end(), 0);
   if (r.spec_.objective == "classify") {

@@ -73,6 +73,9 @@ class Ranker {
 
   const model::FeatureSpec& spec() const { return spec_; }
   const features::FeatureEngine& engine() const { return *engine_; }
+  // Model features whose formula changed since the model was trained (model::stale_features):
+  // the CLI warns; retraining on the same data brings the model up to date.
+  const std::vector<std::string>& stale_features() const { return stale_features_; }
   bool has_target(const std::string& target) const;
   // InputError for a classify model: its small per-context forests have no ordering model to
   // cut short.
@@ -108,9 +111,10 @@ class Ranker {
 
   model::FeatureSpec spec_;
   std::unique_ptr<features::FeatureEngine> engine_;
-  std::vector<int> all_columns_;     // 0..n-1 over engine->all_features()
-  std::vector<TargetModel> models_;  // empty for a classify model
-  int primary_ = 0;                  // the model whose predictions order the ranking
+  std::vector<int> all_columns_;             // 0..n-1 over engine->all_features()
+  std::vector<std::string> stale_features_;  // model features with another formula now
+  std::vector<TargetModel> models_;          // empty for a classify model
+  int primary_ = 0;                          // the model whose predictions order the ranking
   std::unique_ptr<const model::KernelClassifier> classifier_;  // classify models only
   std::unique_ptr<const model::ProblemFeatures> problem_features_;
   Cascade cascade_;

@@ -36,6 +36,29 @@ TEST(FeatureSpec, RoundTripsThroughTheModelDirectory) {
   EXPECT_EQ(back.hardware.l2_kib, 1024);
 }
 
+TEST(FeatureSpec, RevisionsRoundTripAndNameTheFeaturesWhoseFormulaMoved) {
+  auto dir = kselect::testing::scratch_dir("spec_revisions");
+  std::filesystem::create_directories(dir);
+  FeatureSpec s = sample_spec();
+  s.features = {"M", "log2_est_cycles", "est_pack_share"};
+  const std::map<std::string, int> engine = {
+      {"log2_est_cycles", 2}, {"est_pack_share", 3}, {"unused_feature", 2}};
+  s.feature_revisions = revisions_of(s.features, engine);  // what training records
+  EXPECT_EQ(s.feature_revisions,
+            (std::map<std::string, int>{{"log2_est_cycles", 2}, {"est_pack_share", 3}}));
+  s.save(dir);
+  EXPECT_EQ(FeatureSpec::load(dir).feature_revisions, s.feature_revisions);
+  EXPECT_TRUE(stale_features(s, engine).empty());
+  // A model from before the change: every feature at revision 1.
+  FeatureSpec old = s;
+  old.feature_revisions.clear();
+  EXPECT_EQ(stale_features(old, engine),
+            (std::vector<std::string>{"log2_est_cycles", "est_pack_share"}));
+  // A model newer than the engine is stale too (the engine went back a formula).
+  EXPECT_EQ(stale_features(s, {{"log2_est_cycles", 2}}),
+            std::vector<std::string>{"est_pack_share"});
+}
+
 TEST(FeatureSpec, MissingNewerOrMalformedSpecsAreStorageErrors) {
   auto dir = kselect::testing::scratch_dir("spec_bad");
   EXPECT_THROW(FeatureSpec::load(dir), StorageError);

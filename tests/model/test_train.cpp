@@ -234,6 +234,24 @@ TEST(Train, WarmStartAddsTreesAndRefusesAnotherFeatureList) {
   EXPECT_NE(why.find("--time-statistic median"), std::string::npos) << why;
 }
 
+TEST(Train, WarmStartRefusesAModelTrainedOnOlderFormulas) {
+  auto data = synthetic_measurements();
+  TrainOptions first = quick_options("warm_revision_base");  // kselect schema: the estimate
+  first.folds = 0;
+  first.trees = 5;
+  train(data, first);
+  FeatureSpec spec = FeatureSpec::load(first.out_dir);
+  ASSERT_EQ(spec.feature_revisions.at("log2_est_cycles"), 2);
+  spec.feature_revisions.clear();  // as written before the cycle estimate changed
+  spec.save(first.out_dir);
+
+  TrainOptions more = quick_options("warm_revision_more");
+  more.warm_start = first.out_dir;
+  more.add_trees = 3;
+  std::string why = error_of(data, more);
+  EXPECT_NE(why.find("older formulas of log2_est_cycles"), std::string::npos) << why;
+}
+
 TEST(Train, BadDataIsAClearInputError) {
   TrainOptions o = quick_options("train_bad");
   EXPECT_NE(error_of({}, o).find("no measurements"), std::string::npos);

@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "../cli/cli_runner.h"
 #include "data/store.h"
 #include "model/feature_spec.h"
 #include "synthetic.h"
@@ -102,6 +103,29 @@ TEST(TrainCli, TrainsFromADatabaseAndPredictsRankedKernels) {
       run_cli("predict --model " + model.string() + " --problem m=64,n=64,k=64 --rules full");
   EXPECT_EQ(text.rc, 0);
   EXPECT_NE(text.out.find("gemm_universal_fp32_rcr"), std::string::npos) << text.out;
+}
+
+TEST(TrainCli, AModelTrainedOnOlderFormulasWarnsAtPrediction) {
+  std::string db = make_store("cli_revisions");
+  auto model = testing::scratch_dir("cli_revisions_model");
+  ASSERT_EQ(
+      run_cli("train --db " + db + " --out " + model.string() + " --trees 5 --folds 0 --threads 1")
+          .rc,
+      0);
+  auto spec = model::FeatureSpec::load(model);
+  EXPECT_EQ(spec.feature_revisions.at("log2_est_cycles"), 2);  // recorded at training
+  const std::vector<std::string> predict = {"predict", "--model", model.string(), "--problem",
+                                            "m=64,n=64,k=64"};
+  auto fresh = testing::run_cli(predict, true);
+  ASSERT_EQ(fresh.code, 0) << fresh.out;
+  EXPECT_EQ(fresh.out.find("warning"), std::string::npos) << fresh.out;
+  spec.feature_revisions.clear();  // as written before the estimate changed
+  spec.save(model);
+  auto stale = testing::run_cli(predict, true);
+  ASSERT_EQ(stale.code, 0) << stale.out;
+  EXPECT_NE(stale.out.find("older formulas of log2_est_cycles, est_flops_per_cycle"),
+            std::string::npos)
+      << stale.out;
 }
 
 TEST(TrainCli, BadInputsExitNonZero) {

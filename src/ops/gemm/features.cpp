@@ -439,6 +439,15 @@ void compute_row(const GemmProblem& p, const GemmConfig& c, const features::Hard
 GemmFeatureEngine::GemmFeatureEngine(const HardwareProfile& hardware)
     : hardware_(hardware), hw_(features::hardware_features(hardware)) {}
 
+// Revision 2 of the cycle estimate (commit 714e6ee): one step per K element instead of K padded
+// to the unroll, C loads after a part's first slice only, cshuffle's copy into C.
+std::map<std::string, int> GemmFeatureEngine::feature_revisions() const {
+  return {{"log2_est_cycles", 2},
+          {"est_flops_per_cycle", 2},
+          {"est_pack_share", 2},
+          {"est_overhead_share", 2}};
+}
+
 std::vector<std::string> GemmFeatureEngine::schema_names() const {
   std::vector<std::string> names;
   for (const auto& s : schemas()) names.push_back(s.name);

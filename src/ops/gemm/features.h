@@ -24,6 +24,7 @@ class GemmFeatureEngine : public features::FeatureEngine {
   const features::Schema& schema(std::string_view name) const override;
   const HardwareProfile& hardware() const override { return hardware_; }
   const std::vector<std::string>& all_features() const override;
+  std::map<std::string, int> feature_revisions() const override;
   std::unique_ptr<features::KernelBlock> prepare(
       std::span<const std::string> kernels) const override;
   void extract_rows(std::string_view problem, const features::KernelBlock& kernels,
