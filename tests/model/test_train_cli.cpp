@@ -2,11 +2,11 @@
 // real binary, its exit codes and its JSON.
 #include <gtest/gtest.h>
 
-#include <array>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "../cli/cli_runner.h"
 #include "data/store.h"
@@ -22,14 +22,13 @@ struct Result {
   std::string out;
 };
 
+// `kselect` with space-separated arguments (none of these tests' values hold a space).
 Result run_cli(const std::string& args) {
-  Result r;
-  std::string command = std::string(KSELECT_CLI_PATH) + " " + args + " 2>/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::array<char, 4096> buffer;
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) r.out.append(buffer.data(), n);
-  r.rc = WEXITSTATUS(pclose(pipe));
-  return r;
+  std::vector<std::string> argv;
+  std::istringstream words(args);
+  for (std::string word; words >> word;) argv.push_back(word);
+  auto r = testing::run_cli(argv);
+  return {r.code, r.out};
 }
 
 std::string make_store(const std::string& name) {
