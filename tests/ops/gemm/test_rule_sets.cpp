@@ -4,7 +4,6 @@
 
 #include <array>
 #include <cstdio>
-#include <ctime>
 #include <map>
 #include <set>
 
@@ -194,13 +193,9 @@ TEST(GemmRuleSets, FullTestsHasEveryPipelineSchedulerPair) {
   EXPECT_LT(rule_set("full-tests").size(), rule_set("full").size() / 3);
 }
 
-TEST(GemmRuleSets, EngineIsDeterministicFastAndPassesItsOwnCheck) {
-  std::clock_t start = std::clock();
+// Its speed is bench/bench_rules.cpp's to measure, not a test's.
+TEST(GemmRuleSets, EngineIsDeterministicAndPassesItsOwnCheck) {
   rules::RuleSets a(rules::RuleFile::embedded("gemm_cpu"));
-  double cpu_seconds = double(std::clock() - start) / CLOCKS_PER_SEC;
-  EXPECT_LT(cpu_seconds, 2.0);  // enumeration of the full space plus every set
-  std::printf("gemm_cpu: %zu configurations, generated in %.3f s CPU\n", a.space().size(),
-              cpu_seconds);
   ASSERT_EQ(a.space().size(), rule_set("full").size());
   for (std::size_t i = 0; i < a.space().size(); ++i)
     ASSERT_EQ(a.space().name(i), rule_set("full")[i].name());
