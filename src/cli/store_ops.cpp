@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/text.h"
 
 namespace kselect::cli {
 
@@ -16,15 +17,13 @@ HardwareProfile run_hardware(const data::Store& store, const std::string& op) {
 
 void choose_ops(const data::Store& store, std::string& op, std::string& data_op) {
   const auto ops = store.ops();
-  std::string list;
-  for (const auto& o : ops) list += (list.empty() ? "" : ", ") + o;
   if (ops.empty()) throw InputError(store.path(), 0, "op", "the database holds no measurements");
   const bool held = std::find(ops.begin(), ops.end(), op) != ops.end();
   if (op.empty() || (op == "generic" && !held)) {
     if (ops.size() != 1)
       throw InputError(
           store.path(), 0, "op",
-          "the database holds several operations (" + list + "): choose one with --op");
+          "the database holds several operations (" + join(ops) + "): choose one with --op");
     data_op = ops.front();
     if (op.empty()) op = ops.front();
     return;

@@ -2,15 +2,15 @@
 
 #include <iostream>
 
+#include "core/text.h"
+
 namespace kselect::cli {
 
 void warn_stale_features(const std::filesystem::path& model_dir,
                          const std::vector<std::string>& stale) {
   if (stale.empty()) return;
-  std::string names;
-  for (const auto& name : stale) names += (names.empty() ? "" : ", ") + name;
   std::cerr << "kselect: warning: " << model_dir.string() << " was trained on older formulas of "
-            << names
+            << join(stale)
             << "; this kselect computes them differently, so retrain the model on its data "
                "(docs/model-format.md, feature_revisions)\n";
 }

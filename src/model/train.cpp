@@ -14,6 +14,7 @@
 #include "core/key_values.h"
 #include "core/progress.h"
 #include "core/stats.h"
+#include "core/text.h"
 #include "features/engine.h"
 #include "model/classify.h"
 #include "model/feature_spec.h"
@@ -530,13 +531,10 @@ void check_warm_start(const FeatureSpec& previous, const features::Schema& schem
   }
   // Trees added on new formulas would sum with trees fitted on the old ones.
   const std::vector<std::string> stale = stale_features(previous, revisions);
-  if (!stale.empty()) {
-    std::string names;
-    for (const auto& f : stale) names += (names.empty() ? "" : ", ") + f;
+  if (!stale.empty())
     throw InputError(where, 0, "feature_revisions",
-                     "the model was trained on older formulas of " + names +
+                     "the model was trained on older formulas of " + join(stale) +
                          ": train a fresh model instead of continuing it");
-  }
 }
 
 void write_manifest(const TrainResult& r, const TrainOptions& o, const Dataset& d,

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "rules/embedded.h"
 
 namespace kselect::rules {
@@ -14,12 +15,6 @@ namespace kselect::rules {
 using ojson = nlohmann::ordered_json;
 
 namespace {
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
 
 // An override keeps the type of the constant it replaces.
 Value parse_override(const Constant& c, const std::string& text) {

@@ -9,18 +9,13 @@
 #include <unordered_set>
 
 #include "core/error.h"
+#include "core/text.h"
 
 namespace kselect::rules {
 
 namespace {
 
 using Indices = std::vector<std::size_t>;
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
 
 Indices set_union(const Indices& a, const Indices& b) {
   Indices out;
