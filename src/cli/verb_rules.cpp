@@ -5,6 +5,7 @@
 
 #include "cli/verb.h"
 #include "core/error.h"
+#include "core/text.h"
 #include "ops/operation.h"
 #include "rules/check.h"
 
@@ -89,9 +90,7 @@ int run_explain(const RulesArgs& a) {
                      .dump(2)
               << "\n";
   } else if (e.problems.empty()) {
-    std::string sets;
-    for (const auto& s : e.sets) sets += (sets.empty() ? "" : ", ") + s;
-    std::cout << e.name << ": valid; in sets: " << sets << "\n";
+    std::cout << e.name << ": valid; in sets: " << join(e.sets) << "\n";
   } else {
     std::cout << e.name << ": not valid\n";
     for (const auto& p : e.problems) std::cout << "  " << p << "\n";

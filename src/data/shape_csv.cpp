@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/key_values.h"
+#include "core/text.h"
 #include "ops/operation.h"
 
 namespace kselect::data {
@@ -43,11 +44,9 @@ std::vector<std::string> parse_header(const Operation& op, const std::string& li
   std::set<std::string> seen;
   for (const auto& column : columns) {
     if (std::find(known.begin(), known.end(), column) == known.end()) {
-      std::string list;
-      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
       throw InputError(
           where, 0, printable(column),
-          "unknown column for op " + std::string(op.name()) + " (expected " + list + ")");
+          "unknown column for op " + std::string(op.name()) + " (expected " + join(known) + ")");
     }
     if (!seen.insert(column).second) throw InputError(where, 0, column, "column given twice");
   }

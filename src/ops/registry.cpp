@@ -1,4 +1,5 @@
 #include "core/error.h"
+#include "core/text.h"
 #include "ops/gemm/operation.h"
 #include "ops/generic/operation.h"
 #include "ops/operation.h"
@@ -16,10 +17,9 @@ const std::vector<const Operation*>& operations() {
 const Operation& find_operation(std::string_view name) {
   for (const Operation* op : operations())
     if (op->name() == name) return *op;
-  std::string known;
-  for (const auto& n : operation_names()) known += (known.empty() ? "" : ", ") + n;
-  throw InputError("", 0, "op",
-                   "unknown operation '" + std::string(name) + "' (known: " + known + ")");
+  throw InputError(
+      "", 0, "op",
+      "unknown operation '" + std::string(name) + "' (known: " + join(operation_names()) + ")");
 }
 
 std::vector<std::string> operation_names() {

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "data/import/common.h"
 #include "data/import/csv_fields.h"
 #include "data/import/csv_reader.h"
@@ -133,9 +134,7 @@ Mapping resolve(const KeyValues& settings, const std::vector<std::string>& heade
 void check_settings(const KeyValues& settings, const std::string& source) {
   auto unknown = settings.unknown_keys(kSettings);
   if (!unknown.empty()) {
-    std::string known;
-    for (const auto& k : kSettings) known += (known.empty() ? "" : ", ") + k;
-    throw InputError(source, 0, unknown[0], "unknown csv setting (known: " + known + ")");
+    throw InputError(source, 0, unknown[0], "unknown csv setting (known: " + join(kSettings) + ")");
   }
   for (const char* key : {"problem", "kernel"})
     if (!settings.has(key))

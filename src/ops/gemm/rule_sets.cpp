@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "rules/sets.h"
 
 namespace kselect::gemm {
@@ -58,10 +59,9 @@ const std::vector<GemmConfig>& rule_set(std::string_view set) {
   const auto& all = cached();
   auto it = all.sets.find(set);
   if (it == all.sets.end()) {
-    std::string known;
-    for (const auto& n : all.names) known += (known.empty() ? "" : ", ") + n;
-    throw InputError("", 0, "rules",
-                     "unknown rule set '" + std::string(set) + "' (known: " + known + ")");
+    throw InputError(
+        "", 0, "rules",
+        "unknown rule set '" + std::string(set) + "' (known: " + join(all.names) + ")");
   }
   return it->second;
 }

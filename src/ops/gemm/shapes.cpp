@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "core/error.h"
+#include "core/text.h"
 
 namespace kselect::gemm {
 
@@ -179,10 +180,9 @@ std::vector<Dims> family_dims(const ShapeOptions& o) {
     std::sort(pool.begin(), pool.end());
     return choose(pool, o);
   }
-  std::string known;
-  for (const auto& f : shape_families()) known += (known.empty() ? "" : ", ") + f;
-  throw InputError("", 0, "family",
-                   "unknown shape family '" + o.family + "' (known: " + known + ")");
+  throw InputError(
+      "", 0, "family",
+      "unknown shape family '" + o.family + "' (known: " + join(shape_families()) + ")");
 }
 
 }  // namespace
