@@ -16,6 +16,7 @@
 #include "core/stats.h"
 #include "core/text.h"
 #include "features/engine.h"
+#include "features/problem_rows.h"
 #include "model/classify.h"
 #include "model/feature_spec.h"
 #include "model/file_io.h"
@@ -101,13 +102,6 @@ struct Dataset {
   std::string dtype;
 };
 
-std::string dtypes_present(const std::map<std::string, int>& counts) {
-  std::string out;
-  for (const auto& [d, n] : counts)
-    out += (out.empty() ? "" : ", ") + d + " (" + std::to_string(n) + ")";
-  return out;
-}
-
 // `with_features` false leaves d.x empty: the classify objective reads the rows and groups only
 // (its classifier extracts problem features itself), which saves the memory and time of every
 // row's features on a large import.
@@ -115,36 +109,27 @@ Dataset build_dataset(const std::vector<data::Measurement>& all, const TrainOpti
                       const features::FeatureEngine& engine, const features::Schema& schema,
                       bool with_features) {
   Dataset d;
-  std::map<std::string, std::vector<const data::Measurement*>> by_problem;
-  std::map<std::string, int> dtype_counts;
   const std::string& data_op = options.data_op.empty() ? options.op : options.data_op;
-  for (const auto& m : all) {
-    if (m.op != data_op) continue;
-    std::string dtype = engine.dtype(m.problem);
-    ++dtype_counts[dtype];
-    if (!options.dtype.empty() && dtype != options.dtype) continue;
-    ++d.data_rows;
-    if (m.valid) by_problem[m.problem].push_back(&m);
-  }
-  if (dtype_counts.empty())
+  const features::ProblemRows grouped =
+      features::group_by_problem(all, engine, data_op, options.dtype);
+  if (grouped.dtype_counts.empty())
     throw InputError("", 0, "op", "no measurements for operation '" + data_op + "'");
-  if (d.data_rows == 0)
+  if (grouped.rows == 0)
     throw InputError("", 0, "dtype",
                      "no measurements with dtype '" + options.dtype + "' (the data has " +
-                         dtypes_present(dtype_counts) + ")");
-  d.dtype = !options.dtype.empty()     ? options.dtype
-            : dtype_counts.size() == 1 ? dtype_counts.begin()->first
-                                       : "any";
+                         grouped.dtypes_present() + ")");
+  d.data_rows = grouped.rows;
+  d.dtype = !options.dtype.empty()             ? options.dtype
+            : grouped.dtype_counts.size() == 1 ? grouped.dtype_counts.begin()->first
+                                               : "any";
   std::vector<int> columns = engine.columns_of(schema.features, "schema " + schema.name);
   d.cols = columns.size();
   std::map<std::string, int> shapes;
-  for (const auto& [problem, rows] : by_problem) {
+  for (const auto& [problem, rows] : grouped.by_problem) {
     if (with_features) {
-      std::vector<std::string> kernels;
-      for (const auto* m : rows) kernels.push_back(m->kernel);
       std::size_t offset = d.x.size();
       d.x.resize(offset + rows.size() * d.cols);
-      engine.extract_rows(problem, *engine.prepare(kernels), columns, d.x.data() + offset);
+      features::extract_measured(engine, problem, rows, columns, d.x.data() + offset);
     }
     std::string group = engine.group_key(problem);
     shapes[group] = 1;

@@ -68,6 +68,15 @@ TEST(FeatureTable, ADtypeWithoutRowsNamesTheDtypesHeld) {
     EXPECT_NE(std::string(e.what()).find("fp32 ("), std::string::npos) << e.what();
   }
   EXPECT_THROW(features::write_feature_table(rows, *engine, {.op = "conv"}, out), InputError);
+  for (auto& row : rows) row.valid = false;  // rows of the dtype, but none to train on
+  try {
+    features::write_feature_table(rows, *engine, {.op = "gemm", .dtype = "fp32"}, out);
+    FAIL() << "no valid rows";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no valid measurements with dtype 'fp32'"),
+              std::string::npos)
+        << e.what();
+  }
   EXPECT_THROW(features::write_feature_table(rows, *engine, {.op = "gemm", .schema = "ck99"}, out),
                InputError);
 }
