@@ -1,5 +1,7 @@
 #pragma once
 // Small text helpers shared by error messages and reports.
+#include <concepts>
+#include <ranges>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +14,20 @@ inline std::string join(const std::vector<std::string>& items, std::string_view 
   for (const auto& item : items) {
     if (!out.empty()) out += separator;
     out += item;
+  }
+  return out;
+}
+
+// As join() above, each item written as format(item) first: join(kernels, name_of).
+template <std::ranges::input_range Range,
+          std::invocable<const std::ranges::range_value_t<Range>&> Format>
+std::string join(const Range& items, Format format, std::string_view separator = ", ") {
+  std::string out;
+  bool first = true;
+  for (const auto& item : items) {
+    if (!first) out += separator;
+    out += format(item);
+    first = false;
   }
   return out;
 }

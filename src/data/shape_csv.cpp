@@ -107,14 +107,12 @@ std::vector<std::string> read_shape_csv(const Operation& op, const std::string& 
 }
 
 std::string format_shape_csv(const Operation& op, const std::vector<std::string>& problems) {
-  auto columns = op.problem_columns();
-  std::string out;
-  for (size_t i = 0; i < columns.size(); ++i) out += (i ? "," : "") + columns[i];
-  out += "\n";
+  const auto columns = op.problem_columns();
+  std::string out = join(columns, ",") + "\n";
   for (const auto& problem : problems) {
-    KeyValues kv = KeyValues::parse(problem);
-    for (size_t i = 0; i < columns.size(); ++i)
-      out += (i ? "," : "") + kv.get(columns[i]).value_or("");
+    const KeyValues kv = KeyValues::parse(problem);
+    out += join(
+        columns, [&kv](const std::string& c) { return kv.get(c).value_or(""); }, ",");
     out += "\n";
   }
   return out;

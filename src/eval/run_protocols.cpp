@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/key_values.h"
+#include "core/text.h"
 #include "data/store.h"
 
 namespace kselect::eval {
@@ -18,7 +19,7 @@ struct Where {
 };
 
 Where parse_where(const std::string& where) {
-  std::string equal;
+  std::vector<std::string> equal;
   Where out;
   for (std::size_t start = 0; !where.empty() && start <= where.size();) {
     std::size_t end = std::min(where.find(',', start), where.size());
@@ -28,10 +29,10 @@ Where parse_where(const std::string& where) {
       KeyValues one = KeyValues::parse(item.erase(at, 1), "--where");
       out.unwanted.insert(out.unwanted.end(), one.items().begin(), one.items().end());
     } else {
-      equal += (equal.empty() ? "" : ",") + item;
+      equal.push_back(item);
     }
   }
-  out.wanted = KeyValues::parse(equal, "--where");
+  out.wanted = KeyValues::parse(join(equal, ","), "--where");
   return out;
 }
 

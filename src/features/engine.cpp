@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "ops/gemm/features.h"
 #include "ops/generic/features.h"
 
@@ -46,18 +47,18 @@ std::vector<int> map_columns(const std::vector<std::string>& wanted,
   std::unordered_map<std::string, int> index;
   for (size_t i = 0; i < available.size(); ++i) index.emplace(available[i], int(i));
   std::vector<int> columns;
-  std::string missing;
+  std::vector<std::string> missing;
   for (const auto& name : wanted) {
     auto it = index.find(name);
     if (it == index.end()) {
-      missing += (missing.empty() ? "" : ", ") + name;
+      missing.push_back(name);
       columns.push_back(-1);
     } else {
       columns.push_back(it->second);
     }
   }
   if (!missing.empty())
-    throw InputError(context + " needs features this engine does not produce: " + missing);
+    throw InputError(context + " needs features this engine does not produce: " + join(missing));
   return columns;
 }
 

@@ -3,6 +3,7 @@
 #include <regex>
 
 #include "core/key_values.h"
+#include "core/text.h"
 
 namespace kselect::rules {
 
@@ -131,10 +132,11 @@ std::string CheckReport::to_text() const {
                     std::to_string(int(seconds * 1000)) + " ms\n";
   for (const auto& s : sets) {
     out += "  " + s.name + ": " + std::to_string(s.total);
-    std::string groups;
-    for (const auto& [g, n] : s.per_group)
-      groups += (groups.empty() ? "" : ", ") + g + " " + std::to_string(n);
-    out += " (" + groups + ")\n";
+    out +=
+        " (" +
+        join(s.per_group,
+             [](const auto& group) { return group.first + " " + std::to_string(group.second); }) +
+        ")\n";
   }
   for (const auto& p : problems) out += "  PROBLEM: " + p + "\n";
   out += ok() ? "  ok\n" : "  " + std::to_string(problems.size()) + " problem(s)\n";

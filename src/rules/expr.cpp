@@ -6,6 +6,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/text.h"
+
 namespace kselect::rules {
 
 ExprError::ExprError(std::size_t column, const std::string& what)
@@ -315,8 +317,8 @@ class ExprParser {
     for (const auto& f : kFunctions)
       if (f.name == name.text) fn = &f;
     if (!fn) {
-      std::string known;
-      for (const auto& f : kFunctions) known += (known.empty() ? "" : ", ") + std::string(f.name);
+      const std::string known =
+          join(kFunctions, [](const Function& f) { return std::string(f.name); });
       throw ExprError(name.column, "unknown function '" + name.text + "' (known: " + known + ")");
     }
     auto args = parse_list(")");

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "data/import/ck_common.h"
 #include "data/import/common.h"
 #include "data/import/csv_reader.h"
@@ -45,8 +46,7 @@ constexpr DimColumn kDims[] = {{"N", 1, &ck::Conv2dProblem::n},
 class Header {
  public:
   Header(const std::vector<std::string>& names, const std::string& source) {
-    std::string line;
-    for (const auto& name : names) line += (line.empty() ? "" : ",") + name;
+    const std::string line = join(names, ",");
     for (size_t i = 0; i < names.size(); ++i) index_.emplace(trim_lower(names[i]), i);
     size_ = names.size();
     std::vector<std::string> required = {"kernel", "latency_ms"};

@@ -68,9 +68,7 @@ struct Mapping {
 };
 
 std::string header_list(const std::vector<std::string>& header) {
-  std::string out;
-  for (const auto& h : header) out += (out.empty() ? "" : ", ") + std::string("'") + h + "'";
-  return out;
+  return join(header, [](const std::string& h) { return "'" + h + "'"; });
 }
 
 // Finds a column by exact name, else by a unique case-insensitive match.

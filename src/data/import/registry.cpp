@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "data/import/importer.h"
 
 namespace kselect::importers {
@@ -25,9 +26,8 @@ std::vector<const Importer*> importers() {
 const Importer& find_importer(std::string_view format) {
   for (const auto& importer : registry())
     if (importer->format() == format) return *importer;
-  std::string known;
-  for (const auto& importer : registry())
-    known += (known.empty() ? "" : ", ") + std::string(importer->format());
+  const std::string known =
+      join(registry(), [](const auto& importer) { return std::string(importer->format()); });
   throw InputError("", 0, "format",
                    "unknown import format '" + std::string(format) + "' (known: " + known + ")");
 }
