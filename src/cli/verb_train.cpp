@@ -106,6 +106,10 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--parallel-trees", o.parallel_trees,
                   "Trees averaged per boosting round (bagging inside the model)")
       ->capture_default_str();
+  cmd->add_option("--prior", o.prior,
+                  "Regression on tflops starts from the engine's throughput estimate, the trees "
+                  "learn the rest (on/off)")
+      ->capture_default_str();
   cmd->add_option("--seed", o.seed, "XGBoost's random seed (row and feature sampling)")
       ->capture_default_str();
   cmd->add_option("--early-stopping", o.early_stopping, "Rounds without improvement per fold")

@@ -60,6 +60,10 @@ class FeatureEngine {
   // feature absent here is at revision 1). A model records the revisions it was trained on
   // (FeatureSpec::feature_revisions), so a model fed a newer formula can say so.
   virtual std::map<std::string, int> feature_revisions() const { return {}; }
+  // A feature proportional to the kernel's expected throughput on the problem (TFLOPS up to a
+  // scale), which a regression on tflops may start from (model::TrainOptions::prior); "" when
+  // the engine has none.
+  virtual std::string throughput_prior() const { return {}; }
 
   // Parses kernel names; throws InputError for a name that is not one of this op's kernels.
   virtual std::unique_ptr<KernelBlock> prepare(std::span<const std::string> kernels) const = 0;

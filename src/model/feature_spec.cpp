@@ -9,6 +9,11 @@
 
 namespace kselect::model {
 
+const Prior* FeatureSpec::prior(const std::string& target) const {
+  auto it = priors.find(target);
+  return it == priors.end() ? nullptr : &it->second;
+}
+
 bool FeatureSpec::is_log(const std::string& target) const {
   return std::find(log_targets.begin(), log_targets.end(), target) != log_targets.end();
 }
@@ -49,6 +54,7 @@ double predicted_speed(const std::string& objective, const std::string& target, 
 }
 
 int required_format_version(const FeatureSpec& spec) {
+  if (!spec.priors.empty()) return 3;
   return spec.objective == "classify" ? 2 : 1;
 }
 
@@ -71,6 +77,8 @@ void to_json(nlohmann::json& j, const FeatureSpec& s) {
   if (!s.classifier.is_null()) j["classifier"] = s.classifier;
   j["time_statistic"] = s.time_statistic;
   if (!s.feature_revisions.empty()) j["feature_revisions"] = s.feature_revisions;
+  for (const auto& [target, prior] : s.priors)
+    j["priors"][target] = {{"feature", prior.feature}, {"scale", prior.scale}};
 }
 
 void from_json(const nlohmann::json& j, FeatureSpec& s) {
@@ -91,6 +99,10 @@ void from_json(const nlohmann::json& j, FeatureSpec& s) {
   s.classifier = j.value("classifier", nlohmann::json());
   s.time_statistic = j.value("time_statistic", "median");
   s.feature_revisions = j.value("feature_revisions", std::map<std::string, int>{});
+  s.priors.clear();
+  const nlohmann::json priors = j.value("priors", nlohmann::json::object());
+  for (const auto& [target, prior] : priors.items())
+    s.priors[target] = {prior.at("feature").get<std::string>(), prior.at("scale").get<double>()};
 }
 
 namespace {
@@ -132,6 +144,14 @@ FeatureSpec FeatureSpec::load(const std::filesystem::path& dir) {
     throw StorageError(path.string() + ": model format version " +
                        std::to_string(spec.format_version) + " is newer than this kselect (" +
                        std::to_string(kModelFormatVersion) + ")");
+  for (const auto& [target, prior] : spec.priors) {
+    if (std::find(spec.features.begin(), spec.features.end(), prior.feature) == spec.features.end())
+      throw StorageError(path.string() + ": the prior of " + target + " reads '" + prior.feature +
+                         "', which is not in feature_names");
+    if (!(prior.scale > 0 && std::isfinite(prior.scale)))
+      throw StorageError(path.string() + ": the prior of " + target + " has scale " +
+                         std::to_string(prior.scale) + " (must be finite and > 0)");
+  }
   if (!data::find_time_statistic(spec.time_statistic))
     throw StorageError(path.string() + ": time_statistic '" + spec.time_statistic +
                        "' is neither median nor min");

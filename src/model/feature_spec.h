@@ -13,7 +13,16 @@
 namespace kselect::model {
 
 // The newest model format this kselect reads and writes (docs/model-format.md, "Versioning").
-inline constexpr int kModelFormatVersion = 2;
+inline constexpr int kModelFormatVersion = 3;
+
+// A regression model's prior (docs/model-format.md, "Priors"): its trees learn the label's
+// residual over prior_margin(scale, row[feature]) (model/forest.h), the feature engine's own
+// throughput estimate (FeatureEngine::throughput_prior), and every prediction starts from that
+// margin instead of XGBoost's constant base_score (XGBoost's per-row base_margin).
+struct Prior {
+  std::string feature;  // a column of the model's feature list
+  double scale = 1;     // label units per unit of the feature, fitted on the training rows
+};
 
 struct FeatureSpec {
   int format_version = kModelFormatVersion;
@@ -48,7 +57,11 @@ struct FeatureSpec {
   // Revisions of the model's features whose formula changed (FeatureEngine::feature_revisions)
   // at training time; absent names (and every name of older models) are revision 1.
   std::map<std::string, int> feature_revisions;
+  // Priors by target (regression models of targets whose engine estimates them); absent for
+  // models trained without one (--prior off, other objectives, older models).
+  std::map<std::string, Prior> priors;
 
+  const Prior* prior(const std::string& target) const;
   bool is_log(const std::string& target) const;
   double scale(const std::string& target) const;
   // Measured value -> training label, and model output -> value (the inverse).
@@ -72,9 +85,10 @@ double score_sign(const std::string& objective, const std::string& target);
 // classify models, whose scores have no such scale.
 double predicted_speed(const std::string& objective, const std::string& target, double decoded);
 
-// The format version a directory with this spec is written with: 2 for a classify model (its
-// models are per-context files that a version-1 reader would not find), else 1, so every other
-// model stays readable by kselect versions that know only format 1.
+// The format version a directory with this spec is written with: 3 for a model with a prior
+// (a version-2 reader would predict without it), 2 for a classify model (its models are
+// per-context files that a version-1 reader would not find), else 1, so every other model
+// stays readable by kselect versions that know only format 1.
 int required_format_version(const FeatureSpec& spec);
 
 // The model's features that `engine` computes with another formula than the model was trained

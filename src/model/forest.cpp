@@ -131,6 +131,25 @@ void Forest::require_one_output(const char* caller) const {
                            std::to_string(num_outputs_) + " outputs: use predict_margins");
 }
 
+float prior_margin(double scale, float value) {
+  return float(std::log1p(scale * (value > 0 ? double(value) : 0.0)));
+}
+
+void Forest::set_prior(int column, double scale, const std::string& source) {
+  if (num_outputs_ != 1)
+    throw StorageError(source + ": a prior needs a one-output model, this one has " +
+                       std::to_string(num_outputs_));
+  if (column < 0 || column >= int(kIndexMask))
+    throw StorageError(source + ": prior column " + std::to_string(column) + " out of range");
+  prior_column_ = column;
+  prior_scale_ = scale;
+  num_features_ = std::max(num_features_, column + 1);
+}
+
+float Forest::start_margin(const float* row) const {
+  return prior_column_ < 0 ? base_score_ : prior_margin(prior_scale_, row[prior_column_]);
+}
+
 void Forest::remap_features(const std::vector<int>& mapping) {
   if (int(mapping.size()) < num_features_)
     throw InputError("feature mapping has " + std::to_string(mapping.size()) +
@@ -142,6 +161,10 @@ void Forest::remap_features(const std::vector<int>& mapping) {
     int column = mapping[node.feature & kIndexMask];
     widest = std::max(widest, column + 1);
     node.feature = std::uint32_t(column) | flag;
+  }
+  if (prior_column_ >= 0) {
+    prior_column_ = mapping[std::size_t(prior_column_)];
+    widest = std::max(widest, prior_column_ + 1);
   }
   num_features_ = widest;
 }
@@ -192,8 +215,10 @@ void Forest::predict(const float* rows, std::size_t n, std::size_t stride, float
   const float* row_ptr[kBlock];
   for (std::size_t begin = 0; begin < n; begin += kBlock) {
     const std::size_t end = std::min(n, begin + kBlock);
-    for (std::size_t r = begin; r < end; ++r)
-      out[r] = base_score_, row_ptr[r - begin] = rows + r * stride;
+    for (std::size_t r = begin; r < end; ++r) {
+      row_ptr[r - begin] = rows + r * stride;
+      out[r] = start_margin(row_ptr[r - begin]);
+    }
     accumulate(row_ptr, end - begin, 0, roots_.size(), out + begin);
   }
 }

@@ -15,6 +15,10 @@
 
 namespace kselect::model {
 
+// log1p(scale * value) as float, NaN and values <= 0 as 0: a prior's start margin
+// (FeatureSpec::Prior), the one formula training (each row's base_margin) and prediction use.
+float prior_margin(double scale, float value);
+
 class Forest {
  public:
   // Parses an XGBoost JSON model (gbtree, numeric splits; one output with an identity link, or
@@ -32,6 +36,14 @@ class Forest {
   std::size_t num_outputs() const { return num_outputs_; }
   const std::string& objective() const { return objective_; }
 
+  // Starts every row's margin at prior_margin(scale, row[column]) instead of base_score, as
+  // XGBoost does for a model trained with a per-row base_margin (FeatureSpec::Prior). `column`
+  // is a model column, remapped with the splits by remap_features(). One-output forests only
+  // (StorageError naming `source` otherwise, or for a column out of range).
+  void set_prior(int column, double scale, const std::string& source);
+  // The margin row `row` starts from before the trees add theirs: base_score, or the prior's.
+  float start_margin(const float* row) const;
+
   // Makes model column i read input column mapping[i]: lets a model trained on one feature
   // list run on rows of a wider or reordered list without copying columns.
   void remap_features(const std::vector<int>& mapping);
@@ -39,9 +51,9 @@ class Forest {
   // Margins of `n` rows; row r starts at rows + r * stride. One-output forests only
   // (std::logic_error otherwise): the fast path of ranking and the cascade.
   void predict(const float* rows, std::size_t n, std::size_t stride, float* out) const;
-  // Adds the leaves of trees [first, last) to out[i] for row rows[i]: predict() is base_score
-  // plus every tree, and running a prefix, then the rest, gives the same margin bit for bit.
-  // One-output forests only, as predict().
+  // Adds the leaves of trees [first, last) to out[i] for row rows[i]: predict() is
+  // start_margin() plus every tree, and running a prefix, then the rest, gives the same margin bit
+  // for bit. One-output forests only, as predict().
   void accumulate(const float* const* rows, std::size_t n, std::size_t first, std::size_t last,
                   float* out) const;
   // Every output's margin of `n` rows: out[r * num_outputs() + g] (row-major), XGBoost's
@@ -72,6 +84,8 @@ class Forest {
   std::vector<std::uint32_t> tree_group_;  // output group of each tree (multi-class)
   std::size_t num_outputs_ = 1;
   float base_score_ = 0;
+  int prior_column_ = -1;  // -1: no prior
+  double prior_scale_ = 1;
   int num_features_ = 0;
   std::string objective_;
 };

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "core/csv.h"
@@ -21,6 +22,7 @@
 #include "model/feature_spec.h"
 #include "model/file_io.h"
 #include "model/folds.h"
+#include "model/forest.h"
 #include "model/train_classify.h"
 #include "model/xgboost.h"
 
@@ -215,17 +217,46 @@ std::vector<float> near_best_weights(const Dataset& d, const std::vector<std::si
   return weights;
 }
 
+// A target's prior on the dataset's rows: the column of its feature and the scale in use.
+struct RowPrior {
+  std::size_t column = 0;
+  double scale = 1;
+};
+
+// The prior's scale that fits `rows`: the median of label value over feature value (both > 0),
+// so prior_margin() is the label of a typical row. 1 when no row has both.
+double fit_prior_scale(const Dataset& d, const std::vector<std::size_t>& rows,
+                       const std::vector<float>& labels, std::size_t column) {
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const float x = d.x[rows[i] * d.cols + column];
+    const double value = std::expm1(double(labels[i]));
+    if (x > 0 && value > 0) ratios.push_back(value / double(x));
+  }
+  if (ratios.empty()) return 1;
+  auto mid = ratios.begin() + std::ptrdiff_t(ratios.size() / 2);
+  std::nth_element(ratios.begin(), mid, ratios.end());
+  return *mid;
+}
+
 std::unique_ptr<xgb::Matrix> make_matrix(const Dataset& d, const std::vector<std::size_t>& rows,
                                          const std::vector<float>& labels,
                                          const std::string& target,
                                          const std::vector<std::string>& names,
-                                         const TrainOptions& options) {
+                                         const TrainOptions& options,
+                                         const std::optional<RowPrior>& prior) {
   std::vector<float> x(rows.size() * d.cols);
   for (std::size_t i = 0; i < rows.size(); ++i)
     std::copy_n(d.x.data() + rows[i] * d.cols, d.cols, x.data() + i * d.cols);
   auto m = std::make_unique<xgb::Matrix>(x.data(), rows.size(), d.cols, options.threads);
   m->set_labels(labels);
   m->set_feature_names(names);
+  if (prior) {
+    std::vector<float> margins(rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      margins[i] = prior_margin(prior->scale, x[i * d.cols + prior->column]);
+    m->set_base_margin(margins);
+  }
   if (options.objective == "ranking") {  // rows are grouped by problem: run lengths
     std::vector<unsigned> sizes;
     for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -269,6 +300,7 @@ nlohmann::json params_json(const TrainOptions& o) {
           {"final_trees", o.final_trees},
           {"near_best_weight", o.near_best_weight},
           {"parallel_trees", o.parallel_trees},
+          {"prior", o.prior},
           {"early_stopping", o.early_stopping},
           {"folds", o.folds},
           {"seed", o.seed}};
@@ -374,9 +406,11 @@ std::vector<std::size_t> target_rows(const Dataset& d, const std::string& target
   return rows;
 }
 
+// Each fold's prior scale is fitted on its training rows alone, like everything else it learns.
 void cross_validate(const Dataset& d, const std::vector<std::size_t>& rows,
                     const std::vector<float>& labels, const std::string& target,
-                    const FeatureSpec& spec, const TrainOptions& o, RoundProgress& progress,
+                    const FeatureSpec& spec, const TrainOptions& o,
+                    std::optional<std::size_t> prior_column, RoundProgress& progress,
                     TargetResult& result) {
   const std::vector<std::string>& names = spec.features;
   std::vector<std::string> groups;
@@ -392,8 +426,11 @@ void cross_validate(const Dataset& d, const std::vector<std::size_t>& rows,
       (held_out ? valid_labels : train_labels).push_back(labels[i]);
       if (held_out) valid_pos.push_back(i);
     }
-    auto train_m = make_matrix(d, train_rows, train_labels, target, names, o);
-    auto valid_m = make_matrix(d, valid_rows, valid_labels, target, names, o);
+    std::optional<RowPrior> prior;
+    if (prior_column)
+      prior = RowPrior{*prior_column, fit_prior_scale(d, train_rows, train_labels, *prior_column)};
+    auto train_m = make_matrix(d, train_rows, train_labels, target, names, o, prior);
+    auto valid_m = make_matrix(d, valid_rows, valid_labels, target, names, o, prior);
     std::string label = target + " fold " + std::to_string(f + 1) + "/" + std::to_string(o.folds);
     FoldFit fit = fit_fold(*train_m, *valid_m, o, progress, label);
     std::vector<double> predicted;
@@ -444,8 +481,9 @@ void save_booster(const xgb::Booster& booster, const std::string& target,
 void fit_final(const Dataset& d, const std::vector<std::size_t>& rows,
                const std::vector<float>& labels, const std::string& target,
                const std::vector<std::string>& names, const TrainOptions& o,
-               RoundProgress& progress, TargetResult& result) {
-  auto all = make_matrix(d, rows, labels, target, names, o);
+               const std::optional<RowPrior>& prior, RoundProgress& progress,
+               TargetResult& result) {
+  auto all = make_matrix(d, rows, labels, target, names, o, prior);
   xgb::Booster booster({all.get()});
   std::vector<int> fold_rounds;
   for (const FoldResult& f : result.folds) fold_rounds.push_back(f.best_trees);
@@ -468,6 +506,26 @@ void fit_final(const Dataset& d, const std::vector<std::size_t>& rows,
   }
   result.trees = booster.boosted_rounds();
   save_booster(booster, target, names, o);
+}
+
+// The schema column a regression on `target` starts from (TrainOptions::prior): the engine's
+// throughput estimate for a fresh tflops regression, the continued model's prior for a warm
+// start (check_warm_start has made the feature lists equal); none otherwise, or when the
+// schema lacks the feature (ck55, ck72).
+std::optional<std::size_t> prior_column(const TrainOptions& o,
+                                        const features::FeatureEngine& engine,
+                                        const features::Schema& schema, const FeatureSpec* previous,
+                                        const std::string& target) {
+  std::string feature;
+  if (previous) {
+    if (const Prior* kept = previous->prior(target)) feature = kept->feature;
+  } else if (o.prior && o.objective == "regression" && target == "tflops") {
+    feature = engine.throughput_prior();
+  }
+  const auto& names = schema.features;
+  auto it = std::find(names.begin(), names.end(), feature);
+  if (feature.empty() || it == names.end()) return std::nullopt;
+  return std::size_t(it - names.begin());
 }
 
 // What --objective classify cannot do.
@@ -731,8 +789,17 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
       auto rows = target_rows(d, target);
       tr.rows = rows.size();
       auto labels = make_labels(d, rows, target, spec);
-      if (cv) cross_validate(d, rows, labels, target, spec, o, progress, tr);
-      fit_final(d, rows, labels, target, schema.features, o, progress, tr);
+      const FeatureSpec* continued = o.warm_start.empty() ? nullptr : &previous;
+      const auto column = prior_column(o, *engine, schema, continued, target);
+      if (cv) cross_validate(d, rows, labels, target, spec, o, column, progress, tr);
+      std::optional<RowPrior> prior;
+      if (column) {
+        const double scale =
+            continued ? continued->prior(target)->scale : fit_prior_scale(d, rows, labels, *column);
+        prior = RowPrior{*column, scale};
+        spec.priors[target] = {schema.features[*column], scale};
+      }
+      fit_final(d, rows, labels, target, schema.features, o, prior, progress, tr);
     }
     nlohmann::json folds = nlohmann::json::array();
     for (const auto& f : tr.folds) folds.push_back(fold_json(f));

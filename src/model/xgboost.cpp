@@ -30,6 +30,10 @@ void Matrix::set_weights(const std::vector<float>& weights) {
   check(XGDMatrixSetFloatInfo(handle_, "weight", weights.data(), weights.size()));
 }
 
+void Matrix::set_base_margin(const std::vector<float>& margins) {
+  check(XGDMatrixSetFloatInfo(handle_, "base_margin", margins.data(), margins.size()));
+}
+
 void Matrix::set_groups(const std::vector<unsigned>& sizes) {
   check(XGDMatrixSetUIntInfo(handle_, "group", sizes.data(), sizes.size()));
 }

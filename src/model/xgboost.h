@@ -16,7 +16,8 @@ class Matrix {
   Matrix& operator=(const Matrix&) = delete;
 
   void set_labels(const std::vector<float>& labels);
-  void set_weights(const std::vector<float>& weights);  // one per row
+  void set_weights(const std::vector<float>& weights);      // one per row
+  void set_base_margin(const std::vector<float>& margins);  // EXPERIMENT
   // Sizes of consecutive query groups (ranking objectives).
   void set_groups(const std::vector<unsigned>& sizes);
   void set_feature_names(const std::vector<std::string>& names);

@@ -48,6 +48,11 @@ Ranker Ranker::load(const std::filesystem::path& dir, const HardwareProfile& har
       throw StorageError(file.string() + ": reads feature " +
                          std::to_string(m.forest.num_features() - 1) +
                          " but feature_spec.json lists " + std::to_string(mapping.size()));
+    if (const model::Prior* prior = r.spec_.prior(target)) {
+      const auto& names = r.spec_.features;
+      m.forest.set_prior(int(std::find(names.begin(), names.end(), prior->feature) - names.begin()),
+                         prior->scale, file.string());
+    }
     m.forest.remap_features(mapping);
     r.models_.push_back(std::move(m));
   }
@@ -126,7 +131,8 @@ void Ranker::primary_margins(std::size_t n, std::vector<double>& out) const {
   thread_local std::vector<const float*> rows;
   rows.resize(n);
   for (std::size_t i = 0; i < n; ++i) rows[i] = rows_.data() + i * all_columns_.size();
-  raw.assign(n, m.forest.base_score());
+  raw.resize(n);
+  for (std::size_t i = 0; i < n; ++i) raw[i] = m.forest.start_margin(rows[i]);
   m.forest.accumulate(rows.data(), n, 0, cascade_.prefix_trees, raw.data());
   thread_local std::vector<std::size_t> order;
   order.resize(n);

@@ -81,13 +81,48 @@ TEST(FeatureSpec, MissingNewerOrMalformedSpecsAreStorageErrors) {
 }
 
 // Older kselect versions read format 1: only a classify model, which they would misread,
-// needs format 2.
-TEST(FeatureSpec, OnlyClassifyModelsNeedFormatTwo) {
+// needs format 2, and only a model with a prior, which they would predict without, format 3.
+TEST(FeatureSpec, OnlyClassifyModelsNeedFormatTwoAndPriorsThree) {
   FeatureSpec s = sample_spec();
   EXPECT_EQ(nlohmann::json(s)["format_version"], 1);
   s.objective = "classify";
   EXPECT_EQ(nlohmann::json(s)["format_version"], 2);
   EXPECT_LE(required_format_version(s), kModelFormatVersion);
+  s.objective = "regression";
+  s.priors["tflops"] = {"tile_m", 1.5};
+  EXPECT_EQ(nlohmann::json(s)["format_version"], 3);
+  EXPECT_LE(required_format_version(s), kModelFormatVersion);
+}
+
+TEST(FeatureSpec, PriorsRoundTripAndAreCheckedOnLoad) {
+  auto dir = kselect::testing::scratch_dir("spec_prior");
+  std::filesystem::create_directories(dir);
+  FeatureSpec s = sample_spec();
+  s.priors["tflops"] = {"tile_m", 1.83};
+  s.save(dir);
+  FeatureSpec back = FeatureSpec::load(dir);
+  ASSERT_NE(back.prior("tflops"), nullptr);
+  EXPECT_EQ(back.prior("tflops")->feature, "tile_m");
+  EXPECT_EQ(back.prior("tflops")->scale, 1.83);
+  EXPECT_EQ(back.prior("latency"), nullptr);
+
+  nlohmann::json j = s;
+  j["priors"]["tflops"]["feature"] = "est_flops_per_cycle";  // not a column of the model
+  write_json(dir / "feature_spec.json", j);
+  try {
+    FeatureSpec::load(dir);
+    FAIL() << "a prior on a feature the model lacks";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("est_flops_per_cycle"), std::string::npos) << e.what();
+  }
+  for (double bad : {0.0, -2.0}) {
+    j["priors"]["tflops"] = {{"feature", "tile_m"}, {"scale", bad}};
+    write_json(dir / "feature_spec.json", j);
+    EXPECT_THROW(FeatureSpec::load(dir), StorageError) << bad;
+  }
+  j["priors"]["tflops"] = {{"feature", "tile_m"}};  // no scale
+  write_json(dir / "feature_spec.json", j);
+  EXPECT_THROW(FeatureSpec::load(dir), StorageError);
 }
 
 TEST(FeatureSpec, ScoreSignIsNegativeOnlyForRegressionOnLatency) {

@@ -93,23 +93,72 @@ TEST(Forest, LoadsGzipCompressedModelsAsIs) {
   std::filesystem::remove_all(dir);
 }
 
+// The fixture's rows with model column c moved to input column cols-1-c behind an extra
+// column, and the mapping that tells a forest so.
+struct Reordered {
+  std::vector<int> mapping;
+  std::vector<float> wide;  // rows of cols + 1
+};
+
+Reordered reversed_behind_extra_column(const Fixture& f) {
+  Reordered out;
+  for (size_t c = 0; c < f.cols; ++c) out.mapping.push_back(int(f.cols - c));
+  for (size_t r = 0; r < f.rows; ++r) {
+    out.wide.push_back(-99);
+    for (size_t c = 0; c < f.cols; ++c) out.wide.push_back(f.x[r * f.cols + f.cols - 1 - c]);
+  }
+  return out;
+}
+
 TEST(Forest, RemappedColumnsGiveTheSamePredictions) {
   Fixture f = make_data(3);
   std::vector<float> expected;
   Forest forest =
       Forest::from_xgboost_json(nlohmann::json::parse(train_model(f, 15, &expected)), "t");
-  // Model column c now lives at input column cols-1-c, with an extra column in front.
-  std::vector<int> mapping;
-  for (size_t c = 0; c < f.cols; ++c) mapping.push_back(int(f.cols - c));
-  forest.remap_features(mapping);
-  std::vector<float> wide;
-  for (size_t r = 0; r < f.rows; ++r) {
-    wide.push_back(-99);
-    for (size_t c = 0; c < f.cols; ++c) wide.push_back(f.x[r * f.cols + f.cols - 1 - c]);
-  }
+  const Reordered input = reversed_behind_extra_column(f);
+  forest.remap_features(input.mapping);
+  const std::vector<float>& wide = input.wide;
   std::vector<float> got(f.rows);
   forest.predict(wide.data(), f.rows, f.cols + 1, got.data());
   for (size_t i = 0; i < f.rows; ++i) ASSERT_NEAR(got[i], expected[i], 1e-6);
+}
+
+// XGBoost given a per-row base_margin and a Forest given the same prior: equal margins, also
+// after the prior's column moved with remap_features.
+TEST(Forest, PriorStartsEachRowAsXgboostsBaseMargin) {
+  Fixture f = make_data(6);
+  const int prior_column = 4;  // uniform in -3..3: negative and NaN values start at 0
+  const double scale = 2.5;
+  std::vector<float> margins;
+  for (size_t r = 0; r < f.rows; ++r)
+    margins.push_back(prior_margin(scale, f.x[r * f.cols + prior_column]));
+  xgb::Matrix m(f.x.data(), f.rows, f.cols, 1);
+  m.set_labels(f.y);
+  m.set_base_margin(margins);
+  xgb::Booster b({&m});
+  b.set_param("tree_method", "hist");
+  b.set_param("nthread", "1");
+  for (int i = 0; i < 12; ++i) b.update(i, m);
+  const std::vector<float> expected = b.predict(m);
+
+  Forest forest = Forest::from_xgboost_json(nlohmann::json::parse(b.save_json()), "prior");
+  auto without = forest_predict(forest, f);
+  forest.set_prior(prior_column, scale, "prior");
+  auto got = forest_predict(forest, f);
+  double moved = 0;
+  for (size_t i = 0; i < f.rows; ++i) {
+    ASSERT_NEAR(got[i], expected[i], 1e-5) << "row " << i;
+    moved = std::max(moved, double(std::fabs(got[i] - without[i])));
+  }
+  EXPECT_GT(moved, 0.5) << "the prior changes predictions";
+
+  const Reordered input = reversed_behind_extra_column(f);
+  forest.remap_features(input.mapping);
+  const std::vector<float>& wide = input.wide;
+  std::vector<float> remapped(f.rows);
+  forest.predict(wide.data(), f.rows, f.cols + 1, remapped.data());
+  EXPECT_EQ(remapped, got);
+  EXPECT_EQ(forest.start_margin(wide.data()), margins[0]);
 }
 
 TEST(Forest, CorruptModelsAreStorageErrors) {
@@ -180,6 +229,7 @@ TEST(Forest, MultiClassMarginsAndSoftmaxMatchXgboost) {
   // The one-output paths refuse: they would add every class's trees into one margin.
   float one = 0;
   EXPECT_THROW(forest.predict(m.data.x.data(), 1, m.data.cols, &one), std::logic_error);
+  EXPECT_THROW(forest.set_prior(0, 1.0, "multi"), StorageError);
 }
 
 TEST(Forest, OneOutputMarginsEqualPredict) {

@@ -234,6 +234,81 @@ TEST(Train, WarmStartAddsTreesAndRefusesAnotherFeatureList) {
   EXPECT_NE(why.find("--time-statistic median"), std::string::npos) << why;
 }
 
+TEST(Train, TflopsRegressionStartsFromTheEnginesEstimate) {
+  auto data = synthetic_measurements();
+  TrainOptions o = quick_options("train_prior");
+  o.folds = 2;
+  o.targets = {"tflops", "latency"};
+  train(data, o);
+  auto spec = FeatureSpec::load(o.out_dir);
+  const Prior* prior = spec.prior("tflops");
+  ASSERT_NE(prior, nullptr);
+  EXPECT_EQ(prior->feature, "est_flops_per_cycle");
+  // The median of GFLOPS over the estimate's FLOPs per cycle: a clock in GHz, give or take the
+  // estimate's optimism.
+  EXPECT_GT(prior->scale, 0.01);
+  EXPECT_LT(prior->scale, 100);
+  EXPECT_EQ(spec.prior("latency"), nullptr) << "the estimate is a throughput";
+  EXPECT_EQ(read_json(o.out_dir / "feature_spec.json")["format_version"], 3);
+  EXPECT_EQ(spec.params["prior"], true);
+
+  // Without one: --prior off, a schema without the estimate, other objectives.
+  TrainOptions off = quick_options("train_prior_off");
+  off.folds = 0;
+  off.prior = false;
+  TrainOptions ck55 = quick_options("train_prior_ck55");
+  ck55.folds = 0;
+  ck55.schema = "ck55";
+  TrainOptions efficiency = quick_options("train_prior_efficiency");
+  efficiency.folds = 0;
+  efficiency.objective = "efficiency";
+  for (const TrainOptions* none : {&off, &ck55, &efficiency}) {
+    train(data, *none);
+    EXPECT_TRUE(FeatureSpec::load(none->out_dir).priors.empty()) << none->out_dir;
+    EXPECT_EQ(read_json(none->out_dir / "feature_spec.json")["format_version"], 1);
+  }
+}
+
+TEST(Train, ThePriorKeepsTheSyntheticFitAsGood) {
+  // The synthetic TFLOPS follow a roofline of tile efficiencies that the cycle estimate models
+  // in part: starting from it must not make the fit worse than the trees alone.
+  auto data = synthetic_measurements();
+  TrainOptions with = quick_options("train_prior_fit");
+  TrainOptions without = quick_options("train_prior_fit_off");
+  without.prior = false;
+  const double mean_with = train(data, with).targets[0].overall.mean_efficiency;
+  const double mean_without = train(data, without).targets[0].overall.mean_efficiency;
+  EXPECT_GE(mean_with, mean_without - 0.01) << mean_with << " vs " << mean_without;
+}
+
+TEST(Train, WarmStartKeepsTheContinuedModelsPrior) {
+  auto data = synthetic_measurements();
+  TrainOptions first = quick_options("warm_prior_base");
+  first.folds = 0;
+  first.trees = 15;
+  train(data, first);
+  const double scale = FeatureSpec::load(first.out_dir).prior("tflops")->scale;
+
+  TrainOptions more = quick_options("warm_prior_more");
+  more.warm_start = first.out_dir;
+  more.add_trees = 5;
+  train(synthetic_measurements(gemm::DType::kFp32, 99), more);  // other data: another median
+  const Prior* kept = FeatureSpec::load(more.out_dir).prior("tflops");
+  ASSERT_NE(kept, nullptr);
+  EXPECT_EQ(kept->scale, scale) << "the first trees were fitted around this scale";
+
+  TrainOptions plain = quick_options("warm_prior_plain");  // a model without one stays so
+  plain.folds = 0;
+  plain.trees = 15;
+  plain.prior = false;
+  train(data, plain);
+  TrainOptions plain_more = quick_options("warm_prior_plain_more");
+  plain_more.warm_start = plain.out_dir;
+  plain_more.add_trees = 5;
+  train(data, plain_more);
+  EXPECT_TRUE(FeatureSpec::load(plain_more.out_dir).priors.empty());
+}
+
 TEST(Train, WarmStartRefusesAModelTrainedOnOlderFormulas) {
   auto data = synthetic_measurements();
   TrainOptions first = quick_options("warm_revision_base");  // kselect schema: the estimate

@@ -2,12 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "../model/synthetic.h"
 #include "../model/train_fixture.h"
 #include "core/error.h"
+#include "model/feature_spec.h"
 #include "model/file_io.h"
+#include "model/forest.h"
 #include "model/xgboost.h"
 
 namespace kselect::select {
@@ -80,7 +83,8 @@ TEST(Ranker, EfficiencyModelsRankByPredictedFractionOfTheBest) {
   EXPECT_GT(pick_over_best(problem, ranked[0].kernel), 0.85);
 }
 
-// The ranker's scores and XGBoost's own predictions on the same feature rows.
+// The ranker's scores and XGBoost's own predictions on the same feature rows (a model with a
+// prior: XGBoost given the prior's margins as each row's base_margin).
 void expect_scores_match_xgboost(const std::filesystem::path& dir, const std::string& schema) {
   auto ranker = Ranker::load(dir, fixed_hardware());
   auto names = candidate_names();
@@ -89,6 +93,15 @@ void expect_scores_match_xgboost(const std::filesystem::path& dir, const std::st
   ranker.score(problem, *ranker.prepare(names), scores);
   auto matrix = ranker.engine().extract(schema, problem, names);
   model::xgb::Matrix dm(matrix.values.data(), matrix.rows, matrix.cols(), 1);
+  if (const model::Prior* prior = ranker.spec().prior("tflops")) {
+    const auto& features = ranker.spec().features;
+    const auto column =
+        std::size_t(std::find(features.begin(), features.end(), prior->feature) - features.begin());
+    std::vector<float> margins;
+    for (std::size_t r = 0; r < matrix.rows; ++r)
+      margins.push_back(model::prior_margin(prior->scale, matrix.at(r, column)));
+    dm.set_base_margin(margins);
+  }
   model::xgb::Booster booster;
   booster.load(model::read_file(dir / "model_tflops.json"));
   auto expected = booster.predict(dm);
@@ -97,6 +110,13 @@ void expect_scores_match_xgboost(const std::filesystem::path& dir, const std::st
 
 TEST(Ranker, ScoresAgreeWithXgboostOnTheSameRows) {
   expect_scores_match_xgboost(trained("ck55").out_dir, "ck55");
+}
+
+TEST(Ranker, PriorModelsAgreeWithXgboostGivenThePriorAsBaseMargin) {
+  const auto& o = trained("kselect");
+  auto spec = model::FeatureSpec::load(o.out_dir);
+  ASSERT_NE(spec.prior("tflops"), nullptr) << "the kselect schema's tflops model has a prior";
+  expect_scores_match_xgboost(o.out_dir, "kselect");
 }
 
 TEST(Ranker, ParallelTreeModelsAgreeWithXgboost) {

@@ -25,6 +25,8 @@ class GemmFeatureEngine : public features::FeatureEngine {
   const HardwareProfile& hardware() const override { return hardware_; }
   const std::vector<std::string>& all_features() const override;
   std::map<std::string, int> feature_revisions() const override;
+  // est_flops_per_cycle: the cycle estimate's FLOPs per cycle (docs/features.md).
+  std::string throughput_prior() const override { return "est_flops_per_cycle"; }
   std::unique_ptr<features::KernelBlock> prepare(
       std::span<const std::string> kernels) const override;
   void extract_rows(std::string_view problem, const features::KernelBlock& kernels,
