@@ -55,7 +55,8 @@ TEST(TrainCli, TrainsFromADatabaseAndPredictsRankedKernels) {
       run_cli("train --db " + db + " --out " + model.string() +
               " --trees 30 --folds 3 --threads 1 --target all --json --eta 0.2"
               " --max-leaves 15 --max-depth 6 --min-child-weight 3 --subsample 0.9"
-              " --colsample 0.7 --final-trees 12 --near-best-weight 1 --seed 5 --parallel-trees 2");
+              " --colsample 0.7 --final-trees 12 --near-best-weight 1 --seed 5 --parallel-trees 2"
+              " --prior off");
   ASSERT_EQ(t.rc, 0) << t.out;
   auto result = nlohmann::json::parse(t.out);
   EXPECT_EQ(result["targets"].size(), 3u);
@@ -71,6 +72,8 @@ TEST(TrainCli, TrainsFromADatabaseAndPredictsRankedKernels) {
   EXPECT_EQ(params["near_best_weight"], 1.0);
   EXPECT_EQ(params["seed"], 5);
   EXPECT_EQ(params["parallel_trees"], 2);
+  EXPECT_EQ(params["prior"], false);
+  EXPECT_TRUE(model::FeatureSpec::load(model).priors.empty());
 
   Result p =
       run_cli("predict --model " + model.string() +
