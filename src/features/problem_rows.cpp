@@ -5,10 +5,9 @@
 namespace kselect::features {
 
 std::string ProblemRows::dtypes_present() const {
-  std::vector<std::string> items;
-  for (const auto& [dtype, count] : dtype_counts)
-    items.push_back(dtype + " (" + std::to_string(count) + ")");
-  return join(items);
+  return join(dtype_counts, [](const auto& held) {
+    return held.first + " (" + std::to_string(held.second) + ")";
+  });
 }
 
 ProblemRows group_by_problem(std::span<const data::Measurement> rows, const FeatureEngine& engine,
