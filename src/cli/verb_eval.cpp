@@ -100,6 +100,8 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--time-statistic", a->job.time_statistic,
                   "Each kernel's time: median or min of its repeats (default: the model's)")
       ->check(CLI::IsMember({"median", "min"}));
+  cmd->add_flag("--all-candidates", a->job.all_candidates,
+                "Rank every measured kernel alike, not the model's shortlist first");
   cmd->add_option("--cascade", a->job.cascade,
                   "Held-out: score all candidates with P trees, finish the best S (P:S or off)")
       ->capture_default_str();

@@ -23,6 +23,7 @@ struct PredictArgs {
   bool json = false;
   std::string cascade = "off";
   double default_margin = 0;
+  bool all_candidates = false;
 };
 
 // A rule set's supported kernels, or for a generic model the kernels it saw in training with
@@ -64,10 +65,13 @@ struct GuardOutcome {
   bool kept = false;
 };
 
+// `candidates`: the supported kernels; `shortlisted`: those the model ranked.
 void print_json(const std::string& problem, const std::vector<select::Scored>& ranked,
-                std::size_t candidates, const GuardOutcome& guard) {
-  nlohmann::json out = {
-      {"problem", problem}, {"candidates", candidates}, {"ranked", nlohmann::json::array()}};
+                std::size_t candidates, std::size_t shortlisted, const GuardOutcome& guard) {
+  nlohmann::json out = {{"problem", problem},
+                        {"candidates", candidates},
+                        {"shortlisted", shortlisted},
+                        {"ranked", nlohmann::json::array()}};
   if (!guard.default_kernel.empty())
     out["default_guard"] = {{"default_kernel", guard.default_kernel}, {"kept", guard.kept}};
   for (const auto& s : ranked)
@@ -161,14 +165,24 @@ int run(const PredictArgs& a) {
   const select::DefaultGuard guard(a.default_margin);
   GuardOutcome outcome;
   if (guard.enabled()) outcome.default_kernel = guarded_default(op, problem, candidates);
+  const std::size_t supported = candidates.size();
+  if (!a.all_candidates)
+    candidates = ranker.shortlisted(
+        candidates,
+        op.name() == "generic" ? std::string() : select::default_kernel(op, "default", problem));
   auto ranked = ranker.rank(problem, candidates);
   if (guard.enabled()) outcome.kept = guard.apply(ranked, outcome.default_kernel);
   if (a.top > 0 && ranked.size() > std::size_t(a.top)) ranked.resize(a.top);
   if (a.json) {
-    print_json(problem, ranked, candidates.size(), outcome);
+    print_json(problem, ranked, supported, candidates.size(), outcome);
     return kExitOk;
   }
   print_table(ranked, ranker);
+  if (candidates.size() < supported)
+    std::printf(
+        "ranked %zu of %zu supported kernels: the model's shortlist and the default "
+        "(--all-candidates ranks all)\n",
+        candidates.size(), supported);
   if (outcome.kept)
     std::printf(
         "default guard: kept the default kernel (the model's pick is not predicted %s "
@@ -194,6 +208,8 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--cascade", args->cascade,
                   "Score all candidates with P trees, finish the best S (P:S or off)")
       ->capture_default_str();
+  cmd->add_flag("--all-candidates", args->all_candidates,
+                "Rank every supported kernel, not only the model's shortlist");
   cmd->add_option("--default-margin", args->default_margin,
                   "Keep the default kernel first unless the model predicts its pick this "
                   "fraction faster (0.05: 5%; 0: off)")

@@ -5,6 +5,7 @@
 #include "cli/store_ops.h"
 #include "cli/verb.h"
 #include "core/error.h"
+#include "core/key_values.h"
 #include "data/store.h"
 #include "model/train.h"
 
@@ -15,6 +16,7 @@ namespace {
 struct TrainArgs {
   std::string db, target;  // "" = tflops, or latency for generic data without TFLOPS
   std::string time_statistic = "median";
+  std::string shortlist = "0.01";  // a fraction, or off
   bool json = false;
   model::TrainOptions options;
 };
@@ -35,12 +37,23 @@ void print_summary(const model::TrainResult& r) {
   }
 }
 
+// --shortlist: "off" or a fraction in 0..1 (TrainOptions::shortlist, < 0 is off).
+double parse_shortlist(const std::string& text) {
+  if (text == "off") return -1;
+  const std::optional<double> value = parse_double(text);
+  if (!value || !(*value >= 0 && *value < 1))
+    throw InputError("", 0, "shortlist",
+                     "'" + text + "' is not a fraction in [0, 1) (0.01: within 1%) or off");
+  return *value;
+}
+
 int run(TrainArgs& a) {
   if (a.target == "all")
     a.options.targets = model::target_names();
   else if (!a.target.empty())
     a.options.targets = {a.target};
   a.options.time_statistic = data::parse_time_statistic(a.time_statistic, "time-statistic");
+  a.options.shortlist = parse_shortlist(a.shortlist);
   data::Store store(a.db, {.read_only = true});
   choose_ops(store, a.options.op, a.options.data_op);
   data::MeasurementFilter filter;
@@ -109,6 +122,10 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--prior", o.prior,
                   "Regression on tflops starts from the engine's throughput estimate, the trees "
                   "learn the rest (on/off)")
+      ->capture_default_str();
+  cmd->add_option("--shortlist", args->shortlist,
+                  "Selection ranks only kernels within this fraction of a training problem's "
+                  "best (0.01 = 1%), or off: every candidate")
       ->capture_default_str();
   cmd->add_option("--seed", o.seed, "XGBoost's random seed (row and feature sampling)")
       ->capture_default_str();

@@ -52,12 +52,15 @@ PredictionTable index_predictions(const std::vector<Prediction>& predictions) {
   return table;
 }
 
-// Valid candidates, best predicted first; unpredicted candidates last, ties by kernel name.
+// Valid candidates, best predicted first: the shortlisted ones and the default (the model's
+// candidates, as select::Ranker::shortlisted gives them), then the others, then unpredicted
+// candidates; ties by kernel name.
 std::vector<const Measurement*> rank_candidates(const KernelRows& rows,
-                                                const KernelPredictions* predicted, long& missing) {
+                                                const KernelPredictions* predicted,
+                                                const Measurement* fallback, long& missing) {
   struct Ranked {
     const Measurement* m;
-    bool has_prediction;
+    int tier;  // 0: a candidate of the model, 1: outside its shortlist, 2: no prediction
     double score;
   };
   std::vector<Ranked> ranked;
@@ -66,10 +69,11 @@ std::vector<const Measurement*> rank_candidates(const KernelRows& rows,
     if (predicted)
       if (auto it = predicted->find(kernel); it != predicted->end()) p = &it->second;
     missing += p ? 0 : 1;
-    ranked.push_back({m, p != nullptr, p ? p->score : 0.0});
+    const int tier = !p ? 2 : p->shortlisted || m == fallback ? 0 : 1;
+    ranked.push_back({m, tier, p ? p->score : 0.0});
   }
   std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) {
-    if (a.has_prediction != b.has_prediction) return a.has_prediction;
+    if (a.tier != b.tier) return a.tier < b.tier;
     return a.score > b.score;  // stable: equal scores keep kernel-name order
   });
   std::vector<const Measurement*> out;
@@ -394,14 +398,14 @@ EvalReport evaluate(const std::vector<data::Measurement>& measurements,
     }
     auto it = predicted.find(problem);
     long missing = 0;
-    auto ranked =
-        rank_candidates(rows.valid, it == predicted.end() ? nullptr : &it->second, missing);
+    const Measurement* fallback = default_of(problem, rows, report.options);
+    auto ranked = rank_candidates(rows.valid, it == predicted.end() ? nullptr : &it->second,
+                                  fallback, missing);
     if (missing == long(ranked.size())) {
       ++report.skipped_no_prediction;
       continue;
     }
     report.missing_predictions += missing;
-    const Measurement* fallback = default_of(problem, rows, report.options);
     report.kept_default +=
         guard_default(guard, fallback, it == predicted.end() ? nullptr : &it->second, ranked);
     report.per_problem.push_back(

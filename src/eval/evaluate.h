@@ -25,6 +25,9 @@ struct Prediction {
   // The prediction as a speed (model::predicted_speed; larger is faster) for the default
   // guard; NaN when the model only ranks.
   double speed = std::nan("");
+  // Whether the model's shortlist holds the kernel (FeatureSpec::shortlist; out of fold, the
+  // fold's): kernels outside it rank after every shortlisted one and the problem's default.
+  bool shortlisted = true;
 };
 
 struct EvalOptions {

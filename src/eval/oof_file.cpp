@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "core/error.h"
@@ -39,6 +40,7 @@ std::vector<std::string> split_record(std::string_view line, const std::string& 
 
 struct Columns {
   std::size_t problem, kernel, fold, predicted, measured, count;
+  std::optional<std::size_t> shortlisted;  // optional column
 };
 
 Columns find_columns(const std::vector<std::string>& header, const std::string& where) {
@@ -49,8 +51,11 @@ Columns find_columns(const std::vector<std::string>& header, const std::string& 
                        "missing column (expected problem,kernel,fold,predicted,measured)");
     return std::size_t(it - header.begin());
   };
-  return {index("problem"),   index("kernel"),   index("fold"),
-          index("predicted"), index("measured"), header.size()};
+  Columns cols{index("problem"),  index("kernel"), index("fold"), index("predicted"),
+               index("measured"), header.size(),   std::nullopt};
+  if (auto it = std::find(header.begin(), header.end(), "shortlisted"); it != header.end())
+    cols.shortlisted = std::size_t(it - header.begin());
+  return cols;
 }
 
 // An unquoted problem spills over several cells: put them back together.
@@ -83,6 +88,12 @@ OofRow parse_row(std::vector<std::string> cells, const Columns& cols, const std:
   row.fold = int(*fold);
   row.predicted = number(cells[cols.predicted], where, "predicted");
   row.measured = number(cells[cols.measured], where, "measured");
+  if (cols.shortlisted) {
+    const std::string& cell = cells[*cols.shortlisted];
+    if (cell != "0" && cell != "1")
+      throw InputError(where, 0, "shortlisted", "expected 0 or 1, got '" + cell + "'");
+    row.shortlisted = cell == "1";
+  }
   return row;
 }
 
@@ -125,7 +136,7 @@ std::vector<Prediction> to_predictions(const std::vector<OofRow>& rows, const st
   out.reserve(rows.size());
   for (const auto& r : rows)
     out.push_back({r.problem, r.kernel, sign * r.predicted, regression ? r.predicted : std::nan(""),
-                   model::predicted_speed(objective, target, r.predicted)});
+                   model::predicted_speed(objective, target, r.predicted), r.shortlisted});
   return out;
 }
 

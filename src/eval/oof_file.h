@@ -1,8 +1,10 @@
 #pragma once
 // Out-of-fold predictions written by training: <model dir>/oof_<target>.csv with the header
 // problem,kernel,fold,predicted,measured (any column order; predicted and measured in the
-// target's own scale). Problem text contains commas, so it is normally quoted (RFC 4180); an
-// unquoted problem is recovered too, since it is the only column that may contain commas.
+// target's own scale), and an optional shortlisted column (0/1: whether the fold's shortlist
+// held the kernel, model::TrainOptions::shortlist). Problem text contains commas, so it is normally
+// quoted (RFC 4180); an unquoted problem is recovered too, since it is the only column that may
+// contain commas.
 #include <functional>
 #include <string>
 #include <string_view>
@@ -17,6 +19,7 @@ struct OofRow {
   std::string problem, kernel;
   int fold = 0;
   double predicted = 0, measured = 0;
+  bool shortlisted = true;  // 1 when the file has no shortlisted column
 };
 
 // Maps problem text to its canonical form (e.g. Operation::canonical_problem); may throw

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -59,6 +60,8 @@ std::vector<Prediction> out_of_fold(const EvalJob& job, const std::string& path,
                          "--heldout to score it with the model)");
   outcome.oof_rows = match.rows;
   outcome.oof_mismatched = match.mismatched;
+  if (job.all_candidates)
+    for (auto& r : rows) r.shortlisted = true;
   return to_predictions(rows, job.options.target, objective);
 }
 
@@ -88,8 +91,16 @@ std::vector<Prediction> held_out(const EvalJob& job,
   for (auto& [problem, kernels] : candidates) {
     std::sort(kernels.begin(), kernels.end());
     kernels.erase(std::unique(kernels.begin(), kernels.end()), kernels.end());
-    for (const auto& s : ranker.rank(problem, kernels))
-      out.push_back({problem, s.kernel, s.score, predicted_value(s, job.options.target), s.speed});
+    // The shortlist and the rest are ranked apart, as selection ranks only the shortlist (and
+    // the default, which evaluate() moves up from the rest).
+    std::vector<std::string> listed = job.all_candidates ? kernels : ranker.shortlisted(kernels);
+    std::vector<std::string> rest;
+    std::set_difference(kernels.begin(), kernels.end(), listed.begin(), listed.end(),
+                        std::back_inserter(rest));
+    for (const auto* group : {&listed, &rest})
+      for (const auto& s : ranker.rank(problem, *group))
+        out.push_back({problem, s.kernel, s.score, predicted_value(s, job.options.target), s.speed,
+                       group == &listed});
     progress.update(++done, problem);
   }
   progress.finish();

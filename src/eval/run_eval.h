@@ -25,7 +25,9 @@ struct EvalJob {
                                   // (generic: the most frequent winner per context)
   EvalOptions options;            // cores 0: the threads the database's sweep used
   bool progress = false;          // progress line on stderr (held-out)
-  std::string cascade = "off";    // held-out: two-stage scoring "P:S" (select::Cascade)
+  // Rank every candidate alike instead of the model's shortlist first (FeatureSpec::shortlist).
+  bool all_candidates = false;
+  std::string cascade = "off";  // held-out: two-stage scoring "P:S" (select::Cascade)
   // Each row's time: "median" or "min" (data::TimeStatistic); "" = the model's (its
   // feature_spec.json), so out-of-fold rows match the times they were trained on.
   std::string time_statistic;

@@ -79,6 +79,8 @@ void to_json(nlohmann::json& j, const FeatureSpec& s) {
   if (!s.feature_revisions.empty()) j["feature_revisions"] = s.feature_revisions;
   for (const auto& [target, prior] : s.priors)
     j["priors"][target] = {{"feature", prior.feature}, {"scale", prior.scale}};
+  if (!s.shortlist.empty())
+    j["shortlist"] = {{"tolerance", s.shortlist_tolerance}, {"kernels", s.shortlist}};
 }
 
 void from_json(const nlohmann::json& j, FeatureSpec& s) {
@@ -103,6 +105,9 @@ void from_json(const nlohmann::json& j, FeatureSpec& s) {
   const nlohmann::json priors = j.value("priors", nlohmann::json::object());
   for (const auto& [target, prior] : priors.items())
     s.priors[target] = {prior.at("feature").get<std::string>(), prior.at("scale").get<double>()};
+  const nlohmann::json shortlist = j.value("shortlist", nlohmann::json::object());
+  s.shortlist = shortlist.value("kernels", std::vector<std::string>{});
+  s.shortlist_tolerance = shortlist.value("tolerance", 0.0);
 }
 
 namespace {

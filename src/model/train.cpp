@@ -5,9 +5,11 @@
 #include <cstdio>
 #include <ctime>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "core/csv.h"
@@ -77,14 +79,18 @@ int final_rounds(const TrainOptions& o, std::span<const int> fold_rounds) {
   return std::clamp(int(std::lround(mean_best * scale)), 1, o.trees);
 }
 
-OofCsv::OofCsv(std::string target)
-    : target_(std::move(target)), csv_("problem,kernel,fold,predicted,measured\n") {}
+OofCsv::OofCsv(std::string target, bool shortlist)
+    : target_(std::move(target)),
+      csv_(shortlist ? "problem,kernel,fold,predicted,measured,shortlisted\n"
+                     : "problem,kernel,fold,predicted,measured\n"),
+      shortlist_(shortlist) {}
 
-void OofCsv::add(const data::Measurement& row, int fold, double predicted) {
+void OofCsv::add(const data::Measurement& row, int fold, double predicted, bool shortlisted) {
   char number[64];
-  std::snprintf(number, sizeof number, ",%d,%.9g,%.9g\n", fold, predicted,
+  std::snprintf(number, sizeof number, ",%d,%.9g,%.9g", fold, predicted,
                 target_value(row, target_));
   csv_ += csv_quote(row.problem) + "," + csv_quote(row.kernel) + number;
+  csv_ += shortlist_ ? (shortlisted ? ",1\n" : ",0\n") : "\n";
 }
 
 void OofCsv::write(const std::filesystem::path& dir) const {
@@ -217,6 +223,46 @@ std::vector<float> near_best_weights(const Dataset& d, const std::vector<std::si
   return weights;
 }
 
+// The kernels within `tolerance` of the best measured speed of at least one problem of `rows`
+// (TrainOptions::shortlist), sorted.
+std::set<std::string> shortlist_of(const Dataset& d, const std::vector<std::size_t>& rows,
+                                   const std::string& target, double tolerance) {
+  std::set<std::string> kept;
+  const std::vector<double> efficiency = within_problem_efficiency(d, rows, target);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (efficiency[i] >= 1.0 - tolerance) kept.insert(d.rows[rows[i]]->kernel);
+  return kept;
+}
+
+// Whether a model of these options carries a shortlist: every objective that orders a rule
+// set's candidates (classify and generic models rank the kernels the model knows already).
+bool uses_shortlist(const TrainOptions& o) {
+  return o.shortlist >= 0 && o.objective != "classify" && o.op != "generic";
+}
+
+// The target whose model orders selection (select::Ranker): tflops when trained, else the first.
+std::string ordering_target(const std::vector<std::string>& targets) {
+  for (const auto& t : targets)
+    if (t == "tflops") return t;
+  return targets.front();
+}
+
+// The final model's shortlist: its training rows' (TrainOptions::shortlist), and a warm
+// start's continued model's too (the continued trees learned from those problems).
+// A continued model without one (trained with --shortlist off, or before shortlists) keeps
+// ranking every candidate: its trees learned from problems whose winners are unknown here.
+void set_shortlist(FeatureSpec& spec, std::set<std::string> kernels, const TrainOptions& o,
+                   const FeatureSpec* continued) {
+  if (continued && continued->shortlist.empty()) return;
+  double tolerance = o.shortlist;
+  if (continued) {
+    kernels.insert(continued->shortlist.begin(), continued->shortlist.end());
+    tolerance = std::max(tolerance, continued->shortlist_tolerance);
+  }
+  spec.shortlist.assign(kernels.begin(), kernels.end());
+  spec.shortlist_tolerance = tolerance;
+}
+
 // A target's prior on the dataset's rows: the column of its feature and the scale in use.
 struct RowPrior {
   std::size_t column = 0;
@@ -301,14 +347,17 @@ nlohmann::json params_json(const TrainOptions& o) {
           {"near_best_weight", o.near_best_weight},
           {"parallel_trees", o.parallel_trees},
           {"prior", o.prior},
+          {"shortlist", o.shortlist},
           {"early_stopping", o.early_stopping},
           {"folds", o.folds},
           {"seed", o.seed}};
 }
 
+// `listed`: per row, whether the shortlist holds its kernel (null: no shortlist). Selection
+// ranks only those, unless none of the problem's kernels is listed (select::Ranker::shortlisted).
 FoldResult score_rows(const Dataset& d, const std::vector<std::size_t>& rows,
                       const std::vector<double>& predicted, const std::string& target,
-                      const TrainOptions& o) {
+                      const TrainOptions& o, const std::vector<bool>* listed = nullptr) {
   FoldResult r;
   std::vector<double> measured;
   std::vector<std::string> problems;
@@ -330,6 +379,14 @@ FoldResult score_rows(const Dataset& d, const std::vector<std::size_t>& rows,
   // Higher score = pick; a regression on latency picks the lowest prediction.
   std::vector<double> score = predicted;
   for (double& s : score) s *= score_sign(o.objective, target);
+  if (listed) {
+    std::set<std::string> with_listed;
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if ((*listed)[i]) with_listed.insert(problems[i]);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (!(*listed)[i] && with_listed.count(problems[i]))
+        score[i] = -std::numeric_limits<double>::infinity();
+  }
   auto eff = pick_efficiencies(problems, score, measured, higher_is_better(target));
   r.valid_rows = rows.size();
   r.set_picks(eff);
@@ -417,6 +474,11 @@ void cross_validate(const Dataset& d, const std::vector<std::size_t>& rows,
   for (auto r : rows) groups.push_back(d.groups[r]);
   std::vector<int> fold_of = group_k_fold(groups, o.folds);
   std::vector<double> oof(rows.size());
+  std::vector<std::set<std::string>> fold_shortlists(std::size_t(o.folds));
+  // Whether fold f's shortlist (of its training rows) holds dataset row r's kernel.
+  auto listed_in = [&](int f, std::size_t r) {
+    return !uses_shortlist(o) || fold_shortlists[std::size_t(f)].count(d.rows[r]->kernel) > 0;
+  };
   for (int f = 0; f < o.folds; ++f) {
     std::vector<std::size_t> train_rows, valid_rows, valid_pos;
     std::vector<float> train_labels, valid_labels;
@@ -429,6 +491,8 @@ void cross_validate(const Dataset& d, const std::vector<std::size_t>& rows,
     std::optional<RowPrior> prior;
     if (prior_column)
       prior = RowPrior{*prior_column, fit_prior_scale(d, train_rows, train_labels, *prior_column)};
+    if (uses_shortlist(o))
+      fold_shortlists[std::size_t(f)] = shortlist_of(d, train_rows, target, o.shortlist);
     auto train_m = make_matrix(d, train_rows, train_labels, target, names, o, prior);
     auto valid_m = make_matrix(d, valid_rows, valid_labels, target, names, o, prior);
     std::string label = target + " fold " + std::to_string(f + 1) + "/" + std::to_string(o.folds);
@@ -438,16 +502,22 @@ void cross_validate(const Dataset& d, const std::vector<std::size_t>& rows,
       predicted.push_back(spec.decode(target, fit.predictions[i]));
       oof[valid_pos[i]] = predicted.back();
     }
-    FoldResult fr = score_rows(d, valid_rows, predicted, target, o);
+    std::vector<bool> valid_listed;
+    for (auto r : valid_rows) valid_listed.push_back(listed_in(f, r));
+    FoldResult fr = score_rows(d, valid_rows, predicted, target, o,
+                               uses_shortlist(o) ? &valid_listed : nullptr);
     fr.fold = f;
     fr.train_rows = train_rows.size();
     fr.best_trees = fit.best_trees;
     result.folds.push_back(fr);
   }
-  result.overall = score_rows(d, rows, oof, target, o);
+  std::vector<bool> listed;
+  for (std::size_t i = 0; i < rows.size(); ++i) listed.push_back(listed_in(fold_of[i], rows[i]));
+  result.overall = score_rows(d, rows, oof, target, o, uses_shortlist(o) ? &listed : nullptr);
   result.overall.fold = -1;
-  OofCsv csv(target);
-  for (std::size_t i = 0; i < rows.size(); ++i) csv.add(*d.rows[rows[i]], fold_of[i], oof[i]);
+  OofCsv csv(target, uses_shortlist(o));
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    csv.add(*d.rows[rows[i]], fold_of[i], oof[i], listed[i]);
   csv.write(o.out_dir);
 }
 
@@ -710,6 +780,8 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
     throw InputError("", 0, "parallel-trees", "must be in 1..64");
   if (!(o.near_best_weight >= 0 && o.near_best_weight <= 16))
     throw InputError("", 0, "near-best-weight", "must be in 0..16");
+  if (!(o.shortlist < 1))  // also NaN; negative values mean off
+    throw InputError("", 0, "shortlist", "must be a fraction below 1 (0.01: within 1%) or off");
   if (o.trees < 1 || o.final_trees < 0 || o.folds == 1 || o.folds < 0 || o.threads < 1)
     throw InputError(
         "", 0, "",
@@ -799,6 +871,9 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
         prior = RowPrior{*column, scale};
         spec.priors[target] = {schema.features[*column], scale};
       }
+      if (uses_shortlist(o) && target == ordering_target(o.targets))
+        set_shortlist(spec, shortlist_of(d, rows, target, o.shortlist), o,
+                      o.warm_start.empty() ? nullptr : &previous);
       fit_final(d, rows, labels, target, schema.features, o, prior, progress, tr);
     }
     nlohmann::json folds = nlohmann::json::array();

@@ -61,6 +61,11 @@ struct TrainOptions {
   // Raised the fp32 study's out-of-fold mean and P10 in three seeds (docs/benchmarks.md).
   // Engines and schemas without such a feature (generic, ck55, ck72) train without one.
   bool prior = true;
+  // Selection ranks only the kernels within this fraction of the best measured speed of at
+  // least one training problem (FeatureSpec::shortlist); each fold's out-of-fold rows say
+  // whether the fold's own shortlist held them. < 0: off. Not for classify or generic models,
+  // whose candidates come from the model already.
+  double shortlist = 0.01;
   int threads = 2;
   int max_leaves = 127;
   int max_depth = 12;
@@ -141,14 +146,17 @@ int final_rounds(const TrainOptions& options, std::span<const int> fold_rounds);
 // every objective's cross-validation.
 class OofCsv {
  public:
-  explicit OofCsv(std::string target);
+  // `shortlist`: the file gets a `shortlisted` column (whether the fold's shortlist held the
+  // row's kernel, TrainOptions::shortlist).
+  explicit OofCsv(std::string target, bool shortlist = false);
   // The row's problem, kernel, fold, prediction and measured target value.
-  void add(const data::Measurement& row, int fold, double predicted);
+  void add(const data::Measurement& row, int fold, double predicted, bool shortlisted = true);
   // Writes <dir>/oof_<target>.csv; StorageError when it cannot.
   void write(const std::filesystem::path& dir) const;
 
  private:
   std::string target_, csv_;
+  bool shortlist_ = false;
 };
 
 // The measured value of `target` ("tflops", "latency" = median ms, "bandwidth" = GB/s).

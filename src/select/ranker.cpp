@@ -27,6 +27,7 @@ Ranker Ranker::load(const std::filesystem::path& dir, const HardwareProfile& har
       r.spec_.op, hardware,
       features::extend_engine_state(r.spec_.op, r.spec_.engine_state, kernel_configs));
   r.stale_features_ = model::stale_features(r.spec_, r.engine_->feature_revisions());
+  r.shortlist_.insert(r.spec_.shortlist.begin(), r.spec_.shortlist.end());
   r.all_columns_.resize(r.engine_->all_features().size());
   std::iota(r.all_columns_.begin(), r.all_columns_.end(), 0);
   if (r.spec_.objective == "classify") {
@@ -80,6 +81,19 @@ std::size_t Ranker::num_trees() const {
   for (const auto& c : classifier_->contexts())
     if (c.forest) trees += c.forest->num_trees();
   return trees;
+}
+
+std::vector<std::string> Ranker::shortlisted(std::span<const std::string> kernels,
+                                             std::string_view keep) const {
+  std::vector<std::string> kept;
+  bool any_listed = false;
+  for (const auto& kernel : kernels) {
+    const bool listed = shortlist_.count(kernel) > 0;
+    any_listed = any_listed || listed;
+    if (listed || (!keep.empty() && kernel == keep)) kept.push_back(kernel);
+  }
+  if (shortlist_.empty() || !any_listed) return {kernels.begin(), kernels.end()};
+  return kept;
 }
 
 std::unique_ptr<features::KernelBlock> Ranker::prepare(std::span<const std::string> kernels) const {

@@ -17,6 +17,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "core/hardware.h"
@@ -85,6 +86,12 @@ class Ranker {
   // The classifier of a classify model, else null.
   const model::KernelClassifier* classifier() const { return classifier_.get(); }
 
+  // The candidates the model ranks (FeatureSpec::shortlist, docs/model-format.md): those in its
+  // shortlist, and `keep` (the problem's default kernel, always a candidate), in input order.
+  // Every candidate when the model has no shortlist or none of them is in it.
+  std::vector<std::string> shortlisted(std::span<const std::string> kernels,
+                                       std::string_view keep = {}) const;
+
   // Parses kernel names once (reuse the block across problems).
   std::unique_ptr<features::KernelBlock> prepare(std::span<const std::string> kernels) const;
   // Every kernel of `kernels` scored and sorted best first (ties keep the input order).
@@ -118,6 +125,7 @@ class Ranker {
   std::unique_ptr<const model::KernelClassifier> classifier_;  // classify models only
   std::unique_ptr<const model::ProblemFeatures> problem_features_;
   Cascade cascade_;
+  std::unordered_set<std::string> shortlist_;  // FeatureSpec::shortlist
   mutable std::vector<float> rows_;
 };
 

@@ -238,6 +238,28 @@ TEST(Evaluate, CountsPicksSlowerThanTheDefaultKernel) {
   EXPECT_DOUBLE_EQ(def.efficiency.mean, 2.5 / 3.0);  // 1.0, 1.0 and 0.5
 }
 
+// Kernels outside the shortlist rank after every shortlisted one and after the default, as
+// selection ranks only those (select::Ranker::shortlisted); with none listed they rank as usual.
+TEST(Evaluate, KernelsOutsideTheShortlistRankAfterItAndTheDefault) {
+  Data d;
+  const std::string p1 = "m=1,n=1,k=1", p2 = "m=2,n=1,k=1", p3 = "m=3,n=1,k=1";
+  d.rows = {row(p1, "X", 0.5),  row(p1, "Y", 1.0), row(p1, "D0", 2.0), row(p2, "X", 0.5),
+            row(p2, "D0", 1.0), row(p3, "X", 1.0), row(p3, "Z", 2.0)};
+  d.predictions = ranking(p1, {"X", "Y", "D0"});
+  append(d.predictions, ranking(p2, {"X", "D0"}));
+  append(d.predictions, ranking(p3, {"Z", "X"}));
+  for (auto& p : d.predictions) p.shortlisted = p.kernel == "Y" || p.kernel == "Z";
+  EvalOptions o = fixture::options_with_cores(2);
+  o.default_kernels = {"D0"};
+  EvalReport r = d.run(o);
+  ASSERT_EQ(r.problems, 3);
+  EXPECT_EQ(r.per_problem[0].picked, "Y");   // X predicted faster but not shortlisted
+  EXPECT_EQ(r.per_problem[1].picked, "D0");  // the default is always a candidate
+  EXPECT_EQ(r.per_problem[2].picked, "Z");
+  EXPECT_EQ(r.per_problem[0].hit_rank, 3) << "X, the oracle, after the shortlist and default";
+  EXPECT_EQ(r.missing_predictions, 0);
+}
+
 // Predictions with speeds: `kernels` best first, each with the given predicted TFLOPS.
 std::vector<Prediction> with_speeds(const std::string& problem,
                                     const std::vector<std::pair<std::string, double>>& kernels) {

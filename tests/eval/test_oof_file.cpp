@@ -39,6 +39,23 @@ TEST(OofFile, ReadsQuotedAndUnquotedProblems) {
   EXPECT_DOUBLE_EQ(rows[1].measured, 0.01);
 }
 
+TEST(OofFile, OptionalShortlistedColumn) {
+  auto rows = parse_oof_csv(
+      "problem,kernel,fold,predicted,measured,shortlisted\n"
+      "\"m=1,n=2,k=3\",A,0,1.5,2,1\n"
+      "m=1,n=2,k=3,B,0,2.5,1,0\n",
+      "oof.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_TRUE(rows[0].shortlisted);
+  EXPECT_FALSE(rows[1].shortlisted);
+  EXPECT_EQ(rows[1].problem, "m=1,n=2,k=3");
+  EXPECT_FALSE(to_predictions(rows, "tflops")[1].shortlisted);
+  EXPECT_TRUE(
+      parse_oof_csv("problem,kernel,fold,predicted,measured\np,A,0,1,2\n", "x")[0].shortlisted);
+  EXPECT_THAT(error_of("problem,kernel,fold,predicted,measured,shortlisted\np,A,0,1,2,yes\n"),
+              HasSubstr("oof_tflops.csv:2: field 'shortlisted'"));
+}
+
 TEST(OofFile, AnyColumnOrderAndCanonicalProblems) {
   auto upper = [](std::string_view text, const std::string&) {
     return "<" + std::string(text) + ">";

@@ -125,6 +125,21 @@ TEST(FeatureSpec, PriorsRoundTripAndAreCheckedOnLoad) {
   EXPECT_THROW(FeatureSpec::load(dir), StorageError);
 }
 
+// A shortlist needs no newer format: a reader that ignores it ranks every candidate.
+TEST(FeatureSpec, ShortlistRoundTripsWithoutANewFormat) {
+  auto dir = kselect::testing::scratch_dir("spec_shortlist");
+  std::filesystem::create_directories(dir);
+  FeatureSpec s = sample_spec();
+  EXPECT_FALSE(nlohmann::json(s).contains("shortlist"));
+  s.shortlist = {"a", "b"};
+  s.shortlist_tolerance = 0.01;
+  EXPECT_EQ(nlohmann::json(s)["format_version"], 1);
+  s.save(dir);
+  FeatureSpec back = FeatureSpec::load(dir);
+  EXPECT_EQ(back.shortlist, s.shortlist);
+  EXPECT_EQ(back.shortlist_tolerance, 0.01);
+}
+
 TEST(FeatureSpec, ScoreSignIsNegativeOnlyForRegressionOnLatency) {
   EXPECT_EQ(score_sign("regression", "tflops"), 1.0);
   EXPECT_EQ(score_sign("regression", "bandwidth"), 1.0);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/error.h"
 #include "eval/oof_file.h"
@@ -307,6 +308,85 @@ TEST(Train, WarmStartKeepsTheContinuedModelsPrior) {
   plain_more.add_trees = 5;
   train(data, plain_more);
   EXPECT_TRUE(FeatureSpec::load(plain_more.out_dir).priors.empty());
+}
+
+// The kernels within `tolerance` of the best TFLOPS of at least one problem accepted by `take`.
+template <typename Take>
+std::set<std::string> near_best_kernels(const std::vector<data::Measurement>& data,
+                                        double tolerance, Take take) {
+  std::map<std::string, double> best;
+  for (const auto& m : data)
+    if (take(m.problem)) best[m.problem] = std::max(best[m.problem], m.tflops);
+  std::set<std::string> kept;
+  for (const auto& m : data)
+    if (take(m.problem) && m.tflops >= (1 - tolerance) * best[m.problem]) kept.insert(m.kernel);
+  return kept;
+}
+
+TEST(Train, ShortlistHoldsTheKernelsNearSomeTrainingProblemsBest) {
+  const auto data = synthetic_measurements();
+  TrainOptions o = quick_options("train_shortlist");
+  o.folds = 4;
+  o.shortlist = 0.005;  // the synthetic noise is 3%: most kernels win nowhere
+  train(data, o);
+  const FeatureSpec spec = FeatureSpec::load(o.out_dir);
+  const auto every = near_best_kernels(data, 0.005, [](const std::string&) { return true; });
+  EXPECT_EQ(std::set<std::string>(spec.shortlist.begin(), spec.shortlist.end()), every);
+  EXPECT_TRUE(std::is_sorted(spec.shortlist.begin(), spec.shortlist.end()));
+  EXPECT_EQ(spec.shortlist_tolerance, 0.005);
+  EXPECT_LT(every.size(), kselect::testing::synthetic_configs().size())
+      << "some kernel never comes near";
+  EXPECT_EQ(spec.params["shortlist"], 0.005);
+
+  // Out of fold, each row says whether its fold's training problems shortlisted its kernel.
+  const auto rows = eval::read_oof_csv((o.out_dir / "oof_tflops.csv").string());
+  std::map<std::string, int> fold_of;
+  for (const auto& r : rows) fold_of[r.problem] = r.fold;
+  long outside = 0;
+  for (int f = 0; f < 4; ++f) {
+    const auto fold_list = near_best_kernels(
+        data, 0.005, [&](const std::string& problem) { return fold_of.at(problem) != f; });
+    for (const auto& r : rows)
+      if (r.fold == f) {
+        EXPECT_EQ(r.shortlisted, fold_list.count(r.kernel) > 0) << r.kernel;
+        outside += !r.shortlisted;
+      }
+  }
+  EXPECT_GT(outside, 0);
+
+  o.shortlist = -1;  // off: every candidate, and no column
+  train(data, o);
+  EXPECT_TRUE(FeatureSpec::load(o.out_dir).shortlist.empty());
+  EXPECT_EQ(
+      read_file(o.out_dir / "oof_tflops.csv").rfind("problem,kernel,fold,predicted,measured\n", 0),
+      0u);
+  o.shortlist = 1;
+  EXPECT_NE(error_of(data, o).find("shortlist"), std::string::npos);
+}
+
+TEST(Train, WarmStartKeepsTheContinuedModelsShortlist) {
+  TrainOptions first = quick_options("warm_shortlist_base");
+  first.folds = 0;
+  first.trees = 15;
+  first.shortlist = 0;
+  train(synthetic_measurements(), first);
+  const auto before = FeatureSpec::load(first.out_dir).shortlist;
+  TrainOptions more = quick_options("warm_shortlist_more");
+  more.warm_start = first.out_dir;
+  more.add_trees = 5;
+  more.shortlist = 0;
+  const auto other = synthetic_measurements(gemm::DType::kFp32, 99);
+  train(other, more);
+  std::set<std::string> expected(before.begin(), before.end());
+  const auto added = near_best_kernels(other, 0, [](const std::string&) { return true; });
+  expected.insert(added.begin(), added.end());
+  const auto after = FeatureSpec::load(more.out_dir).shortlist;
+  EXPECT_EQ(std::set<std::string>(after.begin(), after.end()), expected);
+
+  first.shortlist = -1;  // a model without one keeps ranking every candidate
+  train(synthetic_measurements(), first);
+  train(other, more);
+  EXPECT_TRUE(FeatureSpec::load(more.out_dir).shortlist.empty());
 }
 
 TEST(Train, WarmStartRefusesAModelTrainedOnOlderFormulas) {

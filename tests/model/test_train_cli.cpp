@@ -2,6 +2,7 @@
 // real binary, its exit codes and its JSON.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -77,13 +78,31 @@ TEST(TrainCli, TrainsFromADatabaseAndPredictsRankedKernels) {
 
   Result p =
       run_cli("predict --model " + model.string() +
-              " --problem m=128,n=1536,k=7168,layout=rcr,dtype=fp32 --rules full --top 5 --json");
+              " --problem m=128,n=1536,k=7168,layout=rcr,dtype=fp32 --rules full --top 5 --json"
+              " --all-candidates");
   ASSERT_EQ(p.rc, 0) << p.out;
   auto ranked = nlohmann::json::parse(p.out);
   ASSERT_EQ(ranked["ranked"].size(), 5u);
   EXPECT_GT(ranked["candidates"].get<int>(), 5);
   EXPECT_GT(ranked["ranked"][0]["tflops"].get<double>(), 0);
   EXPECT_GT(ranked["ranked"][0]["latency_ms"].get<double>(), 0);
+
+  // Without --all-candidates only the shortlist (and the default) is ranked.
+  Result listed = run_cli("predict --model " + model.string() +
+                          " --problem m=128,n=1536,k=7168,layout=rcr,dtype=fp32 --rules full"
+                          " --top 0 --json");
+  ASSERT_EQ(listed.rc, 0) << listed.out;
+  auto short_ranked = nlohmann::json::parse(listed.out);
+  const auto shortlist = model::FeatureSpec::load(model).shortlist;
+  EXPECT_FALSE(shortlist.empty());
+  EXPECT_EQ(short_ranked["candidates"], ranked["candidates"]);
+  EXPECT_LT(short_ranked["shortlisted"].get<int>(), short_ranked["candidates"].get<int>());
+  EXPECT_EQ(short_ranked["ranked"].size(), short_ranked["shortlisted"].get<std::size_t>());
+  long outside = 0;
+  for (const auto& r : short_ranked["ranked"])
+    outside +=
+        !std::binary_search(shortlist.begin(), shortlist.end(), r["kernel"].get<std::string>());
+  EXPECT_LE(outside, 1) << "only the default may be outside the shortlist";
 
   // A margin no prediction reaches: the default kernel is always kept first.
   Result guarded = run_cli("predict --model " + model.string() +

@@ -50,6 +50,28 @@ std::vector<std::string> candidate_names() {
   return names;
 }
 
+// Shortlisted candidates in input order, plus the kept default; all of them when the model
+// has no shortlist or none of the candidates is in it.
+TEST(Ranker, ShortlistedKeepsTheModelsKernelsAndTheDefault) {
+  auto dir = kselect::testing::scratch_dir("ranker_shortlist");
+  std::filesystem::copy(
+      trained("kselect").out_dir, dir,
+      std::filesystem::copy_options::overwrite_existing | std::filesystem::copy_options::recursive);
+  const auto names = candidate_names();
+  model::FeatureSpec spec = model::FeatureSpec::load(dir);
+  spec.shortlist = {names[5], names[2]};
+  spec.save(dir);
+  auto ranker = Ranker::load(dir, fixed_hardware());
+  EXPECT_EQ(ranker.shortlisted(names), (std::vector<std::string>{names[2], names[5]}));
+  EXPECT_EQ(ranker.shortlisted(names, names[7]),
+            (std::vector<std::string>{names[2], names[5], names[7]}));
+  const std::vector<std::string> unlisted = {names[0], names[1]};
+  EXPECT_EQ(ranker.shortlisted(unlisted), unlisted) << "nothing listed: rank them all";
+  spec.shortlist.clear();
+  spec.save(dir);
+  EXPECT_EQ(Ranker::load(dir, fixed_hardware()).shortlisted(names), names);
+}
+
 TEST(Ranker, RanksCandidatesBestFirstWithPredictedUnits) {
   auto ranker = Ranker::load(trained("kselect").out_dir, fixed_hardware());
   auto names = candidate_names();
