@@ -65,9 +65,9 @@ const std::string kProblem = "m=128,n=1536,k=7168,layout=rcr,dtype=fp32";
 
 // The fast path: a prepared candidate block, scores in input order. Arg: candidate count
 // (0 = every fp32/rcr kernel of the full set).
-void score_prepared(benchmark::State& state, const select::Ranker& r) {
-  auto kernel_names = names(candidates());
-  if (state.range(0) > 0) kernel_names.resize(std::size_t(state.range(0)));
+// Scores `kernel_names` (prepared once, outside the timing) for kProblem.
+void score_block(benchmark::State& state, const select::Ranker& r,
+                 const std::vector<std::string>& kernel_names) {
   auto block = r.prepare(kernel_names);
   std::vector<double> scores;
   for (auto _ : state) {
@@ -76,6 +76,12 @@ void score_prepared(benchmark::State& state, const select::Ranker& r) {
   }
   state.counters["candidates"] = double(kernel_names.size());
   state.counters["trees"] = double(r.num_trees());
+}
+
+void score_prepared(benchmark::State& state, const select::Ranker& r) {
+  auto kernel_names = names(candidates());
+  if (state.range(0) > 0) kernel_names.resize(std::size_t(state.range(0)));
+  score_block(state, r, kernel_names);
 }
 void BM_ScorePrepared(benchmark::State& state) {
   score_prepared(state, ranker());
@@ -87,6 +93,29 @@ void BM_ScoreCascade(benchmark::State& state) {
   score_prepared(state, cascaded_ranker());
 }
 BENCHMARK(BM_ScoreCascade)->Arg(300)->Arg(0)->Unit(benchmark::kMicrosecond);
+
+// The fp32/rcr kernels of the `profiler` set (what a study sweeps, so what its model's
+// shortlist comes from) that the model ranks (select::Ranker::shortlisted).
+std::vector<std::string> shortlisted_profiler_kernels(const select::Ranker& r) {
+  std::vector<std::string> all;
+  for (const auto& c : gemm::rule_set("profiler"))
+    if (c.dtype == gemm::DType::kFp32 && c.layout == gemm::Layout::kRcr) all.push_back(c.name());
+  return r.shortlisted(all);
+}
+
+// Scoring the model's shortlist of the profiler set, as `kselect predict` does by default: the
+// block is prepared once, as for BM_ScorePrepared.
+void score_shortlist(benchmark::State& state, const select::Ranker& r) {
+  score_block(state, r, shortlisted_profiler_kernels(r));
+}
+void BM_ScoreShortlist(benchmark::State& state) {
+  score_shortlist(state, ranker());
+}
+BENCHMARK(BM_ScoreShortlist)->Unit(benchmark::kMicrosecond);
+void BM_ScoreShortlistCascade(benchmark::State& state) {
+  score_shortlist(state, cascaded_ranker());
+}
+BENCHMARK(BM_ScoreShortlistCascade)->Unit(benchmark::kMicrosecond);
 
 // Everything `kselect predict` does after loading: names, all target models, sorting.
 void BM_RankByName(benchmark::State& state) {
