@@ -60,7 +60,7 @@ struct FeatureSpec {
   // Priors by target (regression models of targets whose engine estimates them); absent for
   // models trained without one (--prior off, other objectives, older models).
   std::map<std::string, Prior> priors;
-  // The kernels selection ranks (docs/model-format.md, "Shortlist"): those within
+  // The kernels selection ranks (docs/model-format.md, `shortlist`): those within
   // `shortlist_tolerance` of the best measured speed of at least one training problem, sorted.
   // Empty: rank every candidate (--shortlist off, classify and generic models, older models).
   std::vector<std::string> shortlist;
