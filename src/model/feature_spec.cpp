@@ -157,6 +157,9 @@ FeatureSpec FeatureSpec::load(const std::filesystem::path& dir) {
       throw StorageError(path.string() + ": the prior of " + target + " has scale " +
                          std::to_string(prior.scale) + " (must be finite and > 0)");
   }
+  if (!(spec.shortlist_tolerance >= 0 && spec.shortlist_tolerance < 1))
+    throw StorageError(path.string() + ": shortlist tolerance " +
+                       std::to_string(spec.shortlist_tolerance) + " is not in [0, 1)");
   if (!data::find_time_statistic(spec.time_statistic))
     throw StorageError(path.string() + ": time_statistic '" + spec.time_statistic +
                        "' is neither median nor min");

@@ -138,6 +138,16 @@ TEST(FeatureSpec, ShortlistRoundTripsWithoutANewFormat) {
   FeatureSpec back = FeatureSpec::load(dir);
   EXPECT_EQ(back.shortlist, s.shortlist);
   EXPECT_EQ(back.shortlist_tolerance, 0.01);
+
+  nlohmann::json j = s;
+  for (double bad : {-0.5, 1.0}) {
+    j["shortlist"]["tolerance"] = bad;
+    write_json(dir / "feature_spec.json", j);
+    EXPECT_THROW(FeatureSpec::load(dir), StorageError) << bad;
+  }
+  j["shortlist"] = {{"tolerance", 0.01}, {"kernels", "not a list"}};
+  write_json(dir / "feature_spec.json", j);
+  EXPECT_THROW(FeatureSpec::load(dir), StorageError);
 }
 
 TEST(FeatureSpec, ScoreSignIsNegativeOnlyForRegressionOnLatency) {
