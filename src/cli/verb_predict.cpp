@@ -126,15 +126,14 @@ void print_table(const std::vector<select::Scored>& ranked, const select::Ranker
   }
 }
 
-// The kernel the default guard protects: the op's no-model pick, added to the candidates when
-// the rule set ranked lacks it (it must be scored to be compared).
+// The kernel the default guard protects: the op's no-model pick (`kernel`, empty for none),
+// added to the candidates when the rule set ranked lacks it (it must be scored to be compared).
 std::string guarded_default(const Operation& op, const std::string& problem,
-                            std::vector<std::string>& candidates) {
+                            const std::string& kernel, std::vector<std::string>& candidates) {
   if (op.name() == "generic")
     throw InputError("", 0, "default_margin",
                      "the generic op has no default rule set to guard (leave out "
                      "--default-margin)");
-  std::string kernel = select::default_kernel(op, "default", problem);
   if (kernel.empty())
     throw InputError("", 0, "default_margin",
                      "no kernel of the default rule set supports " + problem);
@@ -164,12 +163,13 @@ int run(const PredictArgs& a) {
   }
   const select::DefaultGuard guard(a.default_margin);
   GuardOutcome outcome;
-  if (guard.enabled()) outcome.default_kernel = guarded_default(op, problem, candidates);
+  // The no-model pick, always a candidate: guarded, and kept by the shortlist.
+  const std::string no_model_pick =
+      op.name() == "generic" ? std::string() : select::default_kernel(op, "default", problem);
+  if (guard.enabled())
+    outcome.default_kernel = guarded_default(op, problem, no_model_pick, candidates);
   const std::size_t supported = candidates.size();
-  if (!a.all_candidates)
-    candidates = ranker.shortlisted(
-        candidates,
-        op.name() == "generic" ? std::string() : select::default_kernel(op, "default", problem));
+  if (!a.all_candidates) candidates = ranker.shortlisted(candidates, no_model_pick);
   auto ranked = ranker.rank(problem, candidates);
   if (guard.enabled()) outcome.kept = guard.apply(ranked, outcome.default_kernel);
   if (a.top > 0 && ranked.size() > std::size_t(a.top)) ranked.resize(a.top);
