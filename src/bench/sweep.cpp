@@ -47,6 +47,7 @@ struct Candidate {
   bool verified = false;
   double fastest_ms = 0;  // fastest run so far (0: none yet), for pruning
   int calls_per_sample = 1;
+  bool rewarm = false;  // one untimed call before each timed sample
 };
 
 data::Measurement invalid_row(const std::string& op, const std::string& problem,
@@ -94,6 +95,10 @@ int calls_per_sample(double call_ms, const SweepSettings& s) {
   return int(std::min(calls, double(SweepSettings::kMaxCallsPerSample)));
 }
 
+bool rewarms(double call_ms, const SweepSettings& s) {
+  return !s.cold && s.rewarm_below_us > 0 && call_ms * 1e3 < s.rewarm_below_us;
+}
+
 bool hopeless(const Candidate& c, double best, const SweepSettings& s) {
   return s.prune_factor > 0 && best > 0 && c.fastest_ms > s.prune_factor * best;
 }
@@ -120,6 +125,7 @@ void warm_up_and_verify(std::vector<Candidate>& candidates, const SweepSettings&
           c.fastest_ms = std::min(c.fastest_ms, elapsed_ms(start));
         }
       c.calls_per_sample = calls_per_sample(c.fastest_ms, s);
+      c.rewarm = rewarms(c.fastest_ms, s);
       if (!s.verify) return;
       c.bound->run();  // the output buffer is shared: verify right after this kernel's run
       std::string why = c.bound->verify();
@@ -143,6 +149,7 @@ void timed_rounds(const std::vector<Candidate*>& candidates, const SweepSettings
       if (int(c.times_ms.size()) >= SweepSettings::kPrunedRepeats && hopeless(c, best, s)) continue;
       if (flusher) flusher->flush();
       guarded(c, [&] {
+        if (c.rewarm) c.bound->run();
         auto start = std::chrono::steady_clock::now();
         for (int call = 0; call < c.calls_per_sample; ++call) c.bound->run();
         double ms = elapsed_ms(start) / c.calls_per_sample;
@@ -264,7 +271,10 @@ std::string SweepSettings::key(const std::string& op, const HardwareProfile& har
          // Off (0) keeps the key of the sweeps made before this setting existed.
          (contender_repeat <= 0 ? ""
                                 : ";contender_repeat=" + std::to_string(contender_repeat) +
-                                      ";contender_band=" + std::to_string(contender_band));
+                                      ";contender_band=" + std::to_string(contender_band)) +
+         // Off (0) keeps the key of the sweeps made before this setting existed.
+         (cold || rewarm_below_us <= 0 ? ""
+                                       : ";rewarm_below_us=" + std::to_string(rewarm_below_us));
 }
 
 nlohmann::json SweepSettings::to_json() const {
@@ -279,7 +289,9 @@ nlohmann::json SweepSettings::to_json() const {
           {"prune_factor", prune_factor},
           {"min_sample_us", min_sample_us},
           {"contender_repeat", contender_repeat},
-          {"contender_band", contender_band}};
+          {"contender_band", contender_band},
+          {"rewarm_below_us", rewarm_below_us},
+          {"reverse_kernels", reverse_kernels}};
 }
 
 void SweepSettings::validate() const {
@@ -294,6 +306,8 @@ void SweepSettings::validate() const {
     throw InputError("", 0, "contender-repeat", "must be in 0..100000");
   if (!(contender_band >= 0 && contender_band <= 10))
     throw InputError("", 0, "contender-band", "must be in 0..10");
+  if (rewarm_below_us < 0 || rewarm_below_us > 100000000)
+    throw InputError("", 0, "rewarm-below-us", "must be in 0..100000000");
 }
 
 nlohmann::json SweepSummary::to_json() const {
@@ -331,6 +345,7 @@ std::vector<data::Measurement> measure_problem(const Operation& op, const std::s
       rows.push_back(invalid_row(op_name, problem, kernel, why));
   }
   if (candidates.empty()) return rows;
+  if (s.reverse_kernels) std::reverse(candidates.begin(), candidates.end());
   std::unique_ptr<Workload> workload;
   try {
     workload = op.make_workload(problem, s.seed);

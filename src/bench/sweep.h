@@ -44,6 +44,18 @@ struct SweepSettings {
   // data (the split-half ceiling of kselect eval) for a few kernels' time per problem. 0: off.
   int contender_repeat = 0;
   double contender_band = 0.1;
+  // A timed sample of a kernel whose call takes less than this follows one untimed call of the
+  // same kernel, so the caches hold what the kernel itself leaves there and not what the kernel
+  // before it in the round left (a C written back to memory by a streaming epilogue, packed
+  // panels of another tile): without it a short kernel's time depends on its neighbour in the
+  // round order by up to 2.5x (docs/benchmarks.md, "Timing after another kernel"). Longer
+  // kernels are not re-warmed: one more call each would add much of a sweep's time for a small
+  // relative effect. 0: off. Ignored with `cold`.
+  int rewarm_below_us = 1000;
+  // Measure each problem's kernels in the reverse of the rule set's order, so that each one
+  // follows another neighbour in the rounds (scripts/order_study). Not in the resume key: with
+  // re-warming a kernel's time should not depend on it, and order_study checks that it does not.
+  bool reverse_kernels = false;
   Shard shard;
   unsigned seed = 1;     // input data
   bool progress = true;  // progress line on the log stream

@@ -120,7 +120,12 @@ RegisterVerb reg("bench", [](CLI::App& app) -> std::function<int()> {
   cmd->add_option("--contender-band", a->settings.contender_band,
                   "Relative distance of a contender's median from the best median")
       ->capture_default_str();
+  cmd->add_option("--rewarm-below-us", a->settings.rewarm_below_us,
+                  "Kernels faster than this run once untimed before each timed sample (0: off)")
+      ->capture_default_str();
   cmd->add_option("--seed", a->settings.seed, "Seed of the input data")->capture_default_str();
+  cmd->add_flag("--reverse-kernel-order", a->settings.reverse_kernels,
+                "Measure each problem's kernels in the reverse of the rule set's order");
   cmd->add_flag("--cold", a->settings.cold, "Evict the caches before every timed run");
   cmd->add_flag("--verify", a->settings.verify, "Check each kernel's result once");
   cmd->add_flag("--json", a->json, "Summary as JSON on stdout");

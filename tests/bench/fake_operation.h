@@ -24,7 +24,9 @@ class FakeWorkload : public Workload {
 };
 
 // Kernels of set "tiny": fast (spins size us), slow (3 x size us), big_only (rejects
-// size < 10), thrower (throws on run), wrong (verify fails), and other_dtype (dtype=b).
+// size < 10), thrower (throws on run), wrong (verify fails), and other_dtype (dtype=b). Bound
+// by name only: needs_self (size us right after its own run, else 3 x size us, like a kernel
+// whose data another kernel evicted).
 class FakeOperation : public Operation {
  public:
   std::string_view name() const override { return "fake"; }
@@ -72,10 +74,13 @@ class FakeOperation : public Operation {
  private:
   class Bound : public BoundKernel {
    public:
-    Bound(std::string kernel, long size) : kernel_(std::move(kernel)), size_(size) {}
+    Bound(std::string kernel, long size)
+        : kernel_(std::move(kernel)), size_(size), id_(++last_id()) {}
     void run() override {
       if (kernel_ == "thrower") throw std::runtime_error("out of registers");
       long us = kernel_ == "slow" ? 3 * size_ : size_;
+      if (kernel_ == "needs_self" && last_run() != id_) us = 3 * size_;
+      last_run() = id_;
       auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
       while (std::chrono::steady_clock::now() < until) {
       }
@@ -83,8 +88,18 @@ class FakeOperation : public Operation {
     std::string verify() override { return kernel_ == "wrong" ? "C[0,0] = 1, expected 2" : ""; }
 
    private:
+    // Ids, not addresses: a new Bound may reuse the address of one already destroyed.
+    static long& last_id() {
+      static long id = 0;
+      return id;
+    }
+    static long& last_run() {
+      static long id = 0;
+      return id;
+    }
     std::string kernel_;
     long size_;
+    long id_;
   };
 };
 

@@ -184,6 +184,55 @@ TEST(Sweep, ContenderRoundsArePartOfTheResumeKeyOnlyWhenOn) {
   EXPECT_THROW(s.validate(), InputError);
 }
 
+TEST(Sweep, ShortKernelsAreTimedAfterTheirOwnCall) {
+  FakeOperation op;
+  SweepSettings s = quick();
+  s.warmup = 1, s.repeat = 3, s.min_sample_us = 0, s.prune_factor = 0;
+  // Three kernels in rotated rounds: no timed run of needs_self follows its own run.
+  const std::vector<std::string> kernels = {"needs_self", "fast", "slow"};
+  s.rewarm_below_us = 0;
+  auto rows = by_kernel(measure_problem(op, "size=200,dtype=a", kernels, s));
+  EXPECT_GE(rows["needs_self"].min_ms, 0.6);
+  // Its warm-up probe took 600 us, below 1000: each sample follows an untimed call of its own.
+  s.rewarm_below_us = 1000;
+  rows = by_kernel(measure_problem(op, "size=200,dtype=a", kernels, s));
+  EXPECT_GE(rows["needs_self"].min_ms, 0.2);
+  EXPECT_LT(rows["needs_self"].min_ms, 0.6);
+  EXPECT_EQ(rows["needs_self"].repeats_ms.size(), 3u);
+  // 600 us is above 500: not re-warmed.
+  s.rewarm_below_us = 500;
+  rows = by_kernel(measure_problem(op, "size=200,dtype=a", kernels, s));
+  EXPECT_GE(rows["needs_self"].min_ms, 0.6);
+}
+
+TEST(Sweep, ReverseKernelOrderMeasuresTheLastKernelFirst) {
+  FakeOperation op;
+  SweepSettings s = quick();
+  s.warmup = 1, s.repeat = 1, s.min_sample_us = 0;
+  auto names = [](const std::vector<data::Measurement>& rows) {
+    std::vector<std::string> out;
+    for (const auto& r : rows) out.push_back(r.kernel);
+    return out;
+  };
+  const std::vector<std::string> kernels = {"fast", "slow", "needs_self"};
+  EXPECT_EQ(names(measure_problem(op, "size=20,dtype=a", kernels, s)), kernels);
+  s.reverse_kernels = true;
+  const std::vector<std::string> reversed = {"needs_self", "slow", "fast"};
+  EXPECT_EQ(names(measure_problem(op, "size=20,dtype=a", kernels, s)), reversed);
+}
+
+TEST(Sweep, RewarmIsPartOfTheResumeKeyOnlyWhenOn) {
+  SweepSettings s;
+  HardwareProfile hw = host_hardware();
+  EXPECT_NE(s.key("gemm", hw).find(";rewarm_below_us=1000"), std::string::npos);  // the default
+  s.rewarm_below_us = 0;
+  EXPECT_EQ(s.key("gemm", hw).find("rewarm"), std::string::npos);  // the old key
+  s.rewarm_below_us = 1000, s.cold = true;  // every cold sample starts from flushed caches
+  EXPECT_EQ(s.key("gemm", hw).find("rewarm"), std::string::npos);
+  s.cold = false, s.rewarm_below_us = -1;
+  EXPECT_THROW(s.validate(), InputError);
+}
+
 TEST(Sweep, RejectsBadSettings) {
   SweepSettings s;
   s.repeat = 0;
