@@ -48,9 +48,9 @@ struct SweepSettings {
   // same kernel, so the caches hold what the kernel itself leaves there and not what the kernel
   // before it in the round left (a C written back to memory by a streaming epilogue, packed
   // panels of another tile): without it a short kernel's time depends on its neighbour in the
-  // round order by up to 2.5x (docs/benchmarks.md, "Timing after another kernel"). Longer
-  // kernels are not re-warmed: one more call each would add much of a sweep's time for a small
-  // relative effect. 0: off. Ignored with `cold`.
+  // round order (3.4x for one kernel of m=592,n=272,k=1; docs/benchmarks.md, "Timing after
+  // another kernel"). Longer kernels are not re-warmed: one more call each would add much of a
+  // sweep's time for a small relative effect. 0: off. Ignored with `cold`.
   int rewarm_below_us = 1000;
   // Measure each problem's kernels in the reverse of the rule set's order, so that each one
   // follows another neighbour in the rounds (scripts/order_study). Not in the resume key: with
