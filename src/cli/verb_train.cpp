@@ -115,7 +115,8 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--min-child-weight", o.min_child_weight, "Least row weight in a leaf")
       ->capture_default_str();
   cmd->add_option("--subsample", o.subsample, "Rows sampled per tree")->capture_default_str();
-  cmd->add_option("--colsample", o.colsample, "Features sampled per tree")->capture_default_str();
+  cmd->add_option("--colsample", o.colsample,
+                  "Features sampled per tree (default: 0.5 for gemm, 0.8 for generic)");
   cmd->add_option("--parallel-trees", o.parallel_trees,
                   "Trees averaged per boosting round (bagging inside the model)")
       ->capture_default_str();

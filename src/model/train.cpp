@@ -752,7 +752,13 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
                            const TrainOptions& options);
 }  // namespace
 
-TrainResult train(const std::vector<data::Measurement>& measurements, const TrainOptions& options) {
+double default_colsample(const std::string& op) {
+  return op == "gemm" ? 0.5 : 0.8;
+}
+
+TrainResult train(const std::vector<data::Measurement>& measurements, const TrainOptions& given) {
+  TrainOptions options = given;
+  if (options.colsample < 0) options.colsample = default_colsample(options.op);
   if (options.time_statistic == data::TimeStatistic::kMedian)
     return train_on_times(measurements, options);
   std::vector<data::Measurement> rows = measurements;

@@ -77,6 +77,20 @@ TEST(Train, FinalTreesOverridesTheCrossValidatedRoundCount) {
   EXPECT_NE(error_of(synthetic_measurements(), o).find("--final-trees"), std::string::npos);
 }
 
+// --colsample left out: each op's measured default reaches XGBoost's params; given: as given.
+TEST(Train, ColsampleDefaultsPerOp) {
+  EXPECT_EQ(default_colsample("gemm"), 0.5);
+  EXPECT_EQ(default_colsample("generic"), 0.8);
+  TrainOptions o = quick_options("train_colsample");
+  o.folds = 0;
+  ASSERT_LT(o.colsample, 0) << "the fixture must leave the default";
+  train(synthetic_measurements(), o);
+  EXPECT_EQ(FeatureSpec::load(o.out_dir).params["colsample_bytree"], 0.5);
+  o.colsample = 0.7;
+  train(synthetic_measurements(), o);
+  EXPECT_EQ(FeatureSpec::load(o.out_dir).params["colsample_bytree"], 0.7);
+}
+
 // The rule every objective's final model follows (train_classify per context).
 TEST(Train, FinalRoundsScaleTheFoldsMeanBestRounds) {
   TrainOptions o;
