@@ -262,17 +262,16 @@ bool is_busy(double load1, double other_cpu, int threads) {
 
 }  // namespace
 
+// Settings added after the first sweeps enter the key only when on, so a sweep with one off
+// keeps the key of the sweeps made before that setting existed (and resumes them).
 std::string SweepSettings::key(const std::string& op, const HardwareProfile& hardware) const {
   return "op=" + op + ";hw=" + hardware.summary() + ";threads=" + std::to_string(threads) +
          ";warmup=" + std::to_string(warmup) + ";repeat=" + std::to_string(repeat) +
          ";cold=" + (cold ? "1" : "0") + ";seed=" + std::to_string(seed) +
-         // Single-call timings (0) keep the key of the sweeps made before this setting existed.
          (cold || min_sample_us <= 0 ? "" : ";min_sample_us=" + std::to_string(min_sample_us)) +
-         // Off (0) keeps the key of the sweeps made before this setting existed.
          (contender_repeat <= 0 ? ""
                                 : ";contender_repeat=" + std::to_string(contender_repeat) +
                                       ";contender_band=" + std::to_string(contender_band)) +
-         // Off (0) keeps the key of the sweeps made before this setting existed.
          (cold || rewarm_below_us <= 0 ? ""
                                        : ";rewarm_below_us=" + std::to_string(rewarm_below_us));
 }

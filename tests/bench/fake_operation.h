@@ -75,12 +75,12 @@ class FakeOperation : public Operation {
   class Bound : public BoundKernel {
    public:
     Bound(std::string kernel, long size)
-        : kernel_(std::move(kernel)), size_(size), id_(++last_id()) {}
+        : kernel_(std::move(kernel)), size_(size), id_(++ids().last_made) {}
     void run() override {
       if (kernel_ == "thrower") throw std::runtime_error("out of registers");
       long us = kernel_ == "slow" ? 3 * size_ : size_;
-      if (kernel_ == "needs_self" && last_run() != id_) us = 3 * size_;
-      last_run() = id_;
+      if (kernel_ == "needs_self" && ids().last_run != id_) us = 3 * size_;
+      ids().last_run = id_;
       auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
       while (std::chrono::steady_clock::now() < until) {
       }
@@ -89,13 +89,12 @@ class FakeOperation : public Operation {
 
    private:
     // Ids, not addresses: a new Bound may reuse the address of one already destroyed.
-    static long& last_id() {
-      static long id = 0;
-      return id;
-    }
-    static long& last_run() {
-      static long id = 0;
-      return id;
+    struct Ids {
+      long last_made = 0, last_run = 0;
+    };
+    static Ids& ids() {
+      static Ids ids;
+      return ids;
     }
     std::string kernel_;
     long size_;
