@@ -7,6 +7,7 @@ that knew one sweep exactly would score on the other (mean / P10 / min efficienc
 each near-best kernel's time changed between the sweeps once its problem's overall shift is
 removed (a problem measured slower as a whole changes no pick)."""
 import csv
+import json
 import math
 import random
 import sqlite3
@@ -29,10 +30,33 @@ def write_shapes(path, header, rows):
         csv.writer(f, lineterminator='\n').writerows([header] + rows)
 
 
+def round_medians(repeats):
+    """{kernel: median time} after dividing each round's times by that round's slowdown: the
+    median over the round's kernels of time / the kernel's own median. A sweep's rounds run
+    every kernel once, so a slow or quiet spell of the machine (another tenant) that spans a
+    round moves all of its kernels alike and drops out."""
+    own = {k: statistics.median(v) for k, v in repeats.items()}
+    rounds = max(len(v) for v in repeats.values())
+    slowdown = [statistics.median([v[r] / own[k] for k, v in repeats.items() if len(v) > r])
+                for r in range(rounds)]
+    return {k: statistics.median(t / slowdown[r] for r, t in enumerate(v))
+            for k, v in repeats.items()}
+
+
 def times(db, statistic='min', problems=None):
-    """{problem: {kernel: time}} of the valid measurements, the fastest repeat or the median."""
-    column = {'min': 'min_ms', 'median': 'median_ms'}[statistic]
+    """{problem: {kernel: time}} of the valid measurements: the fastest repeat, the median, or
+    the median of the round-normalised repeats (round_medians)."""
     con = sqlite3.connect(f'file:{db}?mode=ro', uri=True)
+    if statistic == 'round-median':
+        found = {}
+        for problem, kernel, repeats in con.execute(
+                'SELECT p.canonical, k.name, m.repeats FROM measurements m '
+                'JOIN problems p ON p.id = m.problem_id JOIN kernels k ON k.id = m.kernel_id '
+                'WHERE m.valid = 1 AND m.min_ms > 0'):
+            if problems is None or problem in problems:
+                found.setdefault(problem, {})[kernel] = json.loads(repeats)
+        return {p: round_medians(r) for p, r in found.items()}
+    column = {'min': 'min_ms', 'median': 'median_ms'}[statistic]
     found = {}
     for problem, kernel, t in con.execute(
             f'SELECT p.canonical, k.name, m.{column} FROM measurements m '
@@ -81,7 +105,7 @@ def spread_line(values):
 
 def main(argv):
     if len(argv) not in (3, 4):
-        sys.exit('usage: sweep_compare.py FIRST.sqlite SECOND.sqlite [min|median]')
+        sys.exit('usage: sweep_compare.py FIRST.sqlite SECOND.sqlite [min|median|round-median]')
     statistic = argv[3] if len(argv) == 4 else 'min'
     first, second = times(argv[1], statistic), times(argv[2], statistic)
     problems = sorted(set(first) & set(second))

@@ -20,6 +20,10 @@ namespace kselect::bench {
 
 namespace {
 
+// Rotation's copies of one workload's operands at most: enough for operands of 256 KiB to
+// total twice a 32 MiB L3; smaller ones total less (a threshold that low is a test's).
+constexpr int kMaxOperandCopies = 256;
+
 // Writing a buffer twice the last-level cache evicts the operands of the previous run, as
 // CUTLASS's profiler and benchdnn's --cold-cache do.
 class CacheFlusher {
@@ -95,8 +99,8 @@ int calls_per_sample(double call_ms, const SweepSettings& s) {
   return int(std::min(calls, double(SweepSettings::kMaxCallsPerSample)));
 }
 
-bool rewarms(double call_ms, const SweepSettings& s) {
-  return !s.cold && s.rewarm_below_us > 0 && call_ms * 1e3 < s.rewarm_below_us;
+bool rewarms(double call_ms, const SweepSettings& s, bool rotated) {
+  return !s.cold && !rotated && s.rewarm_below_us > 0 && call_ms * 1e3 < s.rewarm_below_us;
 }
 
 bool hopeless(const Candidate& c, double best, const SweepSettings& s) {
@@ -107,7 +111,7 @@ bool hopeless(const Candidate& c, double best, const SweepSettings& s) {
 // be hopeless skip the rest of their warm-up. The other warm-up runs are timed too, so the
 // number of calls per timed sample comes from the fastest warm run rather than the probe,
 // which may include first-touch costs.
-void warm_up_and_verify(std::vector<Candidate>& candidates, const SweepSettings& s) {
+void warm_up_and_verify(std::vector<Candidate>& candidates, const SweepSettings& s, bool rotated) {
   if (s.warmup > 0)
     for (Candidate& c : candidates)
       guarded(c, [&] {
@@ -125,7 +129,7 @@ void warm_up_and_verify(std::vector<Candidate>& candidates, const SweepSettings&
           c.fastest_ms = std::min(c.fastest_ms, elapsed_ms(start));
         }
       c.calls_per_sample = calls_per_sample(c.fastest_ms, s);
-      c.rewarm = rewarms(c.fastest_ms, s);
+      c.rewarm = rewarms(c.fastest_ms, s, rotated);
       if (!s.verify) return;
       c.bound->run();  // the output buffer is shared: verify right after this kernel's run
       std::string why = c.bound->verify();
@@ -273,7 +277,22 @@ std::string SweepSettings::key(const std::string& op, const HardwareProfile& har
                                 : ";contender_repeat=" + std::to_string(contender_repeat) +
                                       ";contender_band=" + std::to_string(contender_band)) +
          (cold || rewarm_below_us <= 0 ? ""
-                                       : ";rewarm_below_us=" + std::to_string(rewarm_below_us));
+                                       : ";rewarm_below_us=" + std::to_string(rewarm_below_us)) +
+         (rotation_threshold_kib(hardware) <= 0
+              ? ""
+              : ";rotate_above_kib=" + std::to_string(rotation_threshold_kib(hardware)));
+}
+
+long SweepSettings::rotation_threshold_kib(const HardwareProfile& hardware) const {
+  if (cold || rotate_above_kib == 0) return 0;
+  return rotate_above_kib < 0 ? std::max(hardware.l2_kib, 1) : rotate_above_kib;
+}
+
+int operand_copies(double operand_bytes, const SweepSettings& s, const HardwareProfile& hardware) {
+  const long threshold_kib = s.rotation_threshold_kib(hardware);
+  if (threshold_kib <= 0 || operand_bytes <= double(threshold_kib) * 1024) return 1;
+  const double l3_bytes = double(hardware.l3_kib > 0 ? hardware.l3_kib : 32 * 1024) * 1024;
+  return int(std::clamp(std::ceil(2 * l3_bytes / operand_bytes), 1.0, double(kMaxOperandCopies)));
 }
 
 nlohmann::json SweepSettings::to_json() const {
@@ -290,7 +309,8 @@ nlohmann::json SweepSettings::to_json() const {
           {"contender_repeat", contender_repeat},
           {"contender_band", contender_band},
           {"rewarm_below_us", rewarm_below_us},
-          {"reverse_kernels", reverse_kernels}};
+          {"reverse_kernels", reverse_kernels},
+          {"rotate_above_kib", rotate_above_kib}};
 }
 
 void SweepSettings::validate() const {
@@ -307,6 +327,9 @@ void SweepSettings::validate() const {
     throw InputError("", 0, "contender-band", "must be in 0..10");
   if (rewarm_below_us < 0 || rewarm_below_us > 100000000)
     throw InputError("", 0, "rewarm-below-us", "must be in 0..100000000");
+  if (rotate_above_kib < -1 || rotate_above_kib > 100000000)
+    throw InputError("", 0, "rotate-above-kib",
+                     "must be -1 (the L2 size), 0 (off) or a size in KiB");
 }
 
 nlohmann::json SweepSummary::to_json() const {
@@ -354,9 +377,11 @@ std::vector<data::Measurement> measure_problem(const Operation& op, const std::s
           invalid_row(op_name, problem, c.kernel, std::string("no workload: ") + e.what()));
     return rows;
   }
+  const int copies = operand_copies(workload->bytes(), s, host_hardware());
+  if (copies > 1) workload->rotate_operands(copies);
   for (Candidate& c : candidates)
     guarded(c, [&] { c.bound = op.bind(c.kernel, *workload, s.threads); });
-  warm_up_and_verify(candidates, s);
+  warm_up_and_verify(candidates, s, copies > 1);
   timed_rounds(pointers(candidates), s);
   contender_rounds(candidates, s);
   for (const Candidate& c : candidates) rows.push_back(summarize(op_name, *workload, c));

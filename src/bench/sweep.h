@@ -56,6 +56,15 @@ struct SweepSettings {
   // follows another neighbour in the rounds (scripts/order_study). Not in the resume key: with
   // re-warming a kernel's time should not depend on it, and order_study checks that it does not.
   bool reverse_kernels = false;
+  // Problems whose operands (Workload::bytes()) exceed this many KiB are timed from memory:
+  // the workload keeps enough copies of its operands to total twice the L3, and every call
+  // uses the next one. Operands between the private L2 and a few times the L3 otherwise meet
+  // whatever the shared L3 kept of them since the kernel's last call, which depends on the
+  // kernel before it and on the machine's other tenants: the same kernel of m=1,n=5632,k=2048
+  // bf16 took 1.30 ms in one sweep and 1.94 ms in another. -1: the host's L2 per core; 0: off.
+  // Re-warming is off for rotated problems (it would warm a copy the next call does not use).
+  // Ignored with `cold`.
+  int rotate_above_kib = 0;
   Shard shard;
   unsigned seed = 1;     // input data
   bool progress = true;  // progress line on the log stream
@@ -64,6 +73,8 @@ struct SweepSettings {
   // under the same key. Rules, shard, verify and pruning do not change a timing (pruning only
   // shortens the measurement of kernels far from the best), so they are not in it.
   std::string key(const std::string& op, const HardwareProfile& hardware) const;
+  // rotate_above_kib with -1 resolved to `hardware`'s L2; 0 when rotation is off.
+  long rotation_threshold_kib(const HardwareProfile& hardware) const;
   nlohmann::json to_json() const;
   void validate() const;  // throws InputError for out-of-range values
 };
@@ -91,6 +102,11 @@ SweepSummary run_sweep(const Operation& op, const std::vector<std::string>& prob
 // Measures `kernels` on one problem with interleaved rounds (see docs/database.md); exposed
 // for tests and the stability check. Unsupported, failing or wrong kernels come back invalid
 // with the reason.
+// Copies of a workload's operands (of `operand_bytes`) that rotation uses: enough to total
+// twice the L3, or 1 when the problem is at or below the threshold or rotation is off.
+int operand_copies(double operand_bytes, const SweepSettings& settings,
+                   const HardwareProfile& hardware);
+
 std::vector<data::Measurement> measure_problem(const Operation& op, const std::string& problem,
                                                const std::vector<std::string>& kernels,
                                                const SweepSettings& settings);

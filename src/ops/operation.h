@@ -20,6 +20,10 @@ class Workload {
   virtual const std::string& problem() const = 0;  // canonical problem text
   virtual double flops() const = 0;
   virtual double bytes() const = 0;  // minimum memory traffic
+  // Keep `copies` copies of the operands; every later call of a kernel bound to this workload
+  // uses the next one, so a copy comes round again only after the others have pushed it out of
+  // the caches (the sweep's rotate_above_kib). 1: a single set, as made.
+  virtual void rotate_operands(int copies) = 0;
 };
 
 // One kernel bound to one workload.

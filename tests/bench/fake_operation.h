@@ -16,7 +16,13 @@ class FakeWorkload : public Workload {
   const std::string& problem() const override { return problem_; }
   double flops() const override { return 1e6 * double(size_); }
   double bytes() const override { return 1e3 * double(size_); }
+  void rotate_operands(int copies) override { last_rotation() = copies; }
   long size() const { return size_; }
+  // The copies the last rotated workload was asked for.
+  static int& last_rotation() {
+    static int copies = 0;
+    return copies;
+  }
 
  private:
   std::string problem_;

@@ -16,6 +16,7 @@ namespace kselect::bench {
 namespace {
 
 using kselect::testing::FakeOperation;
+using kselect::testing::FakeWorkload;
 using kselect::testing::TempDir;
 
 SweepSettings quick() {
@@ -231,6 +232,56 @@ TEST(Sweep, RewarmIsPartOfTheResumeKeyOnlyWhenOn) {
   EXPECT_EQ(s.key("gemm", hw).find("rewarm"), std::string::npos);
   s.cold = false, s.rewarm_below_us = -1;
   EXPECT_THROW(s.validate(), InputError);
+}
+
+TEST(Sweep, RotatedOperandsTotalTwiceTheL3) {
+  HardwareProfile hw;
+  hw.l2_kib = 1024, hw.l3_kib = 32 * 1024;
+  SweepSettings s;
+  const double mib = 1024.0 * 1024.0;
+  EXPECT_EQ(operand_copies(2 * mib, s, hw), 1);  // off by default
+  s.rotate_above_kib = -1;                       // the L2's 1 MiB
+  EXPECT_EQ(operand_copies(0.5 * mib, s, hw), 1);
+  EXPECT_EQ(operand_copies(2 * mib, s, hw), 32);
+  EXPECT_EQ(operand_copies(3 * mib, s, hw), 22);  // rounded up: at least 64 MiB in all
+  EXPECT_EQ(operand_copies(100 * mib, s, hw), 1);
+  s.rotate_above_kib = 1;
+  EXPECT_EQ(operand_copies(4096, s, hw), 256);  // capped
+  s.cold = true;                                // cold calls start from flushed caches anyway
+  EXPECT_EQ(operand_copies(2 * mib, s, hw), 1);
+}
+
+TEST(Sweep, RotationIsPartOfTheResumeKeyOnlyWhenOn) {
+  HardwareProfile hw;
+  hw.l2_kib = 1024, hw.l3_kib = 32 * 1024;
+  SweepSettings s;
+  EXPECT_EQ(s.key("gemm", hw).find("rotate"), std::string::npos);
+  s.rotate_above_kib = -1;  // the key holds the size, not -1
+  EXPECT_NE(s.key("gemm", hw).find(";rotate_above_kib=1024"), std::string::npos);
+  s.rotate_above_kib = 4096;
+  EXPECT_NE(s.key("gemm", hw).find(";rotate_above_kib=4096"), std::string::npos);
+  s.cold = true;
+  EXPECT_EQ(s.key("gemm", hw).find("rotate"), std::string::npos);
+  s.cold = false, s.rotate_above_kib = -2;
+  EXPECT_THROW(s.validate(), InputError);
+}
+
+TEST(Sweep, RotatedProblemsAreNotRewarmed) {
+  FakeOperation op;
+  SweepSettings s = quick();
+  s.warmup = 1, s.repeat = 3, s.min_sample_us = 0, s.prune_factor = 0, s.rewarm_below_us = 1000;
+  const std::vector<std::string> kernels = {"needs_self", "fast", "slow"};
+  s.rotate_above_kib = 1;  // the fake's 200 KB of operands are above it
+  FakeWorkload::last_rotation() = 0;
+  auto rows = by_kernel(measure_problem(op, "size=200,dtype=a", kernels, s));
+  EXPECT_GT(FakeWorkload::last_rotation(), 1);
+  // A re-warming call would warm a copy that the timed call does not use: none is made.
+  EXPECT_GE(rows["needs_self"].min_ms, 0.6);
+  s.rotate_above_kib = 1000;  // 200 KB is below: a single set, re-warmed as before
+  FakeWorkload::last_rotation() = 0;
+  rows = by_kernel(measure_problem(op, "size=200,dtype=a", kernels, s));
+  EXPECT_EQ(FakeWorkload::last_rotation(), 0);
+  EXPECT_LT(rows["needs_self"].min_ms, 0.6);
 }
 
 TEST(Sweep, RejectsBadSettings) {

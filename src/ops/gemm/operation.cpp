@@ -46,23 +46,34 @@ class GemmWorkload : public Workload {
       : problem_(p),
         text_(p.to_string()),
         a_values_(size_t(p.m * p.k)),
-        b_values_(size_t(p.k * p.n)),
-        a_(size_t(p.m * p.k) * size_t(bytes_per_element(p.dtype)), kernels::Placement::kOperandA),
-        b_(size_t(p.k * p.n) * size_t(bytes_per_element(p.dtype)), kernels::Placement::kOperandB),
-        c_(size_t(p.m * p.n) * sizeof(float), kernels::Placement::kOperandC) {
-    fill(a_values_, a_.data(), 2ull * seed + 1);
-    fill(b_values_, b_.data(), 2ull * seed + 2);
-    std::memset(c_.data(), 0, size_t(p.m * p.n) * sizeof(float));
+        b_values_(size_t(p.k * p.n)) {
+    sets_.push_back(make_operands());
+    fill(a_values_, sets_[0].a.data(), 2ull * seed + 1);
+    fill(b_values_, sets_[0].b.data(), 2ull * seed + 2);
   }
 
   const std::string& problem() const override { return text_; }
   double flops() const override { return problem_.flops(); }
   double bytes() const override { return problem_.bytes(); }
 
+  // Every copy has the placement of the first, so a kernel meets the same cache sets and
+  // 4 KiB aliasing whichever copy a call uses; only what the caches hold of it differs.
+  void rotate_operands(int copies) override {
+    sets_.resize(1);
+    current_ = 0;
+    for (int i = 1; i < copies; ++i) {
+      sets_.push_back(make_operands());
+      std::memcpy(sets_.back().a.data(), sets_[0].a.data(), sets_[0].a.size());
+      std::memcpy(sets_.back().b.data(), sets_[0].b.data(), sets_[0].b.size());
+    }
+  }
+  // The next call's operands (the same set when there is one).
+  void advance() { current_ = (current_ + 1) % sets_.size(); }
+
   const GemmProblem& gemm() const { return problem_; }
-  const void* a() const { return a_.data(); }
-  const void* b() const { return b_.data(); }
-  float* c() const { return reinterpret_cast<float*>(c_.data()); }
+  const void* a() const { return sets_[current_].a.data(); }
+  const void* b() const { return sets_[current_].b.data(); }
+  float* c() const { return reinterpret_cast<float*>(sets_[current_].c.data()); }
 
   // Compares C with a double-precision reference on a fixed sample of entries (all entries of
   // small problems); the reference is computed once per workload.
@@ -83,6 +94,20 @@ class GemmWorkload : public Workload {
     std::int64_t row, col;
     double value, magnitude;
   };
+  // Placed (not malloc'd) so a kernel's time does not depend on where the heap put them.
+  struct Operands {
+    kernels::PlacedBuffer a, b, c;
+  };
+
+  Operands make_operands() const {
+    const auto element = size_t(bytes_per_element(problem_.dtype));
+    const auto c_bytes = size_t(problem_.m * problem_.n) * sizeof(float);
+    Operands set{{size_t(problem_.m * problem_.k) * element, kernels::Placement::kOperandA},
+                 {size_t(problem_.k * problem_.n) * element, kernels::Placement::kOperandB},
+                 {c_bytes, kernels::Placement::kOperandC}};
+    std::memset(set.c.data(), 0, c_bytes);
+    return set;
+  }
   static constexpr double kReferenceBudget = 1 << 26;  // multiply-adds per workload
 
   void fill(std::vector<float>& values, void* storage, std::uint64_t seed) {
@@ -138,8 +163,8 @@ class GemmWorkload : public Workload {
   GemmProblem problem_;
   std::string text_;
   std::vector<float> a_values_, b_values_;  // logical values in storage order
-  // Placed (not malloc'd) so a kernel's time does not depend on where the heap put them.
-  kernels::PlacedBuffer a_, b_, c_;
+  std::vector<Operands> sets_;              // one, or the copies that calls rotate through
+  size_t current_ = 0;
   std::vector<Entry> reference_;
 };
 
@@ -148,6 +173,7 @@ class GemmBoundKernel : public BoundKernel {
   GemmBoundKernel(const GemmKernel& kernel, GemmWorkload& workload, int threads)
       : kernel_(kernel), workload_(workload), threads_(threads) {}
   void run() override {
+    workload_.advance();
     kernel_.run(workload_.gemm(), workload_.a(), workload_.b(), workload_.c(), threads_);
   }
   std::string verify() override { return workload_.check_output(); }

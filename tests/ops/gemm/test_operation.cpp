@@ -82,6 +82,22 @@ TEST(GemmOperation, KernelsMatchTheReference) {
   EXPECT_GT(checked, 16);
 }
 
+// With rotated operands every call reads and writes the next copy: each copy holds the inputs
+// (every run verifies its own C).
+TEST(GemmOperation, RotatedCopiesHoldTheSameOperands) {
+  auto kernels = op().kernel_names("default", KeyValues::parse("dtype=bf16,layout=rcr"));
+  ASSERT_FALSE(kernels.empty());
+  const std::string problem = "m=37,n=45,k=29,layout=rcr,dtype=bf16";
+  auto workload = op().make_workload(problem, 3);
+  workload->rotate_operands(3);
+  auto bound = op().bind(kernels[0], *workload, 1);
+  EXPECT_EQ(bound->verify().rfind("wrong result", 0), 0u);  // no call yet
+  for (int call = 0; call < 4; ++call) {                    // copies 1, 2, 0, 1
+    bound->run();
+    EXPECT_EQ(bound->verify(), "") << "call " << call;
+  }
+}
+
 TEST(GemmOperation, VerifyCatchesAnUnwrittenOutput) {
   auto kernels = op().kernel_names("default", KeyValues::parse("dtype=fp32,layout=rcr"));
   ASSERT_FALSE(kernels.empty());
