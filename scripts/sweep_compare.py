@@ -1,12 +1,13 @@
 """Compares two sweeps of the same problems (used by scripts/replicate_study and
-scripts/order_study; also a command: python3 scripts/sweep_compare.py FIRST.sqlite SECOND.sqlite),
-and draws the fixed shape samples those scripts sweep again.
+scripts/order_study; also a command: python3 scripts/sweep_compare.py FIRST.sqlite SECOND.sqlite,
+or --pool with three or more sweeps), and draws the fixed shape samples those scripts sweep again.
 
 Each problem's oracle is taken among the kernels valid in both sweeps. Reports what a selector
 that knew one sweep exactly would score on the other (mean / P10 / min efficiency), and how much
 each near-best kernel's time changed between the sweeps once its problem's overall shift is
 removed (a problem measured slower as a whole changes no pick)."""
 import csv
+import itertools
 import json
 import math
 import random
@@ -103,7 +104,38 @@ def spread_line(values):
             f'median {quantile(0.5):.1f}%, P90 {quantile(0.9):.1f}%, P99 {quantile(0.99):.1f}%')
 
 
+def pooled(sweeps, judge, pickers, problems):
+    """Mean efficiency on sweep `judge` of each problem's kernel with the least summed log time
+    over the sweeps `pickers` (among the kernels valid in all of them and in the judge)."""
+    out = []
+    for p in problems:
+        kernels = set.intersection(*(set(sweeps[n][p]) for n in pickers + [judge]))
+        pick = min(kernels, key=lambda k: sum(math.log(sweeps[n][p][k]) for n in pickers))
+        out.append(min(sweeps[judge][p][k] for k in kernels) / sweeps[judge][p][pick])
+    return statistics.mean(out)
+
+
+def pool_main(paths):
+    """Each sweep judges the winners picked on 1, 2, ... of the others (averaged over the choices
+    of those others): how far more sweeps of the same problems raise the ceiling, or whether the
+    noise of the judging sweep alone holds it down."""
+    sweeps = [times(path) for path in paths]
+    problems = sorted(set.intersection(*(set(t) for t in sweeps)))
+    print(f'{len(problems)} problems in all {len(paths)} sweeps; mean efficiency on the judge '
+          f'of the winners picked on 1..{len(paths) - 1} other sweeps')
+    for judge, path in enumerate(paths):
+        others = [n for n in range(len(paths)) if n != judge]
+        means = [statistics.mean(pooled(sweeps, judge, list(c), problems)
+                                 for c in itertools.combinations(others, size))
+                 for size in range(1, len(others) + 1)]
+        print(f'{path:<40}' + ''.join(f'{100 * m:8.2f}%' for m in means))
+
+
 def main(argv):
+    if len(argv) >= 2 and argv[1] == '--pool':
+        if len(argv) < 5:
+            sys.exit('usage: sweep_compare.py --pool SWEEP.sqlite SWEEP.sqlite SWEEP.sqlite ...')
+        return pool_main(argv[2:])
     if len(argv) not in (3, 4):
         sys.exit('usage: sweep_compare.py FIRST.sqlite SECOND.sqlite [min|median|round-median]')
     statistic = argv[3] if len(argv) == 4 else 'min'
