@@ -61,9 +61,11 @@ struct SweepSettings {
   // uses the next one. Operands between the private L2 and a few times the L3 otherwise meet
   // whatever the shared L3 kept of them since the kernel's last call, which depends on the
   // kernel before it and on the machine's other tenants: the same kernel of m=1,n=5632,k=2048
-  // bf16 took 1.30 ms in one sweep and 1.94 ms in another. -1: the host's L2 per core; 0: off.
-  // Re-warming is off for rotated problems (it would warm a copy the next call does not use).
-  // Ignored with `cold`.
+  // bf16 took 1.30 ms in one sweep and 1.94 ms in another. Measured, rotation narrows such
+  // swings but two sweeps agree on the winners no better than warm ones (docs/benchmarks.md,
+  // "Operands from memory"), and every call from memory asks another question than the warm
+  // study's, so it is off by default. -1: the host's L2 per core; 0: off. Re-warming is off
+  // for rotated problems (it would warm a copy the next call does not use). Ignored with `cold`.
   int rotate_above_kib = 0;
   Shard shard;
   unsigned seed = 1;     // input data
@@ -99,14 +101,14 @@ struct SweepSummary {
 SweepSummary run_sweep(const Operation& op, const std::vector<std::string>& problems,
                        data::Store& store, const SweepSettings& settings, std::ostream& log);
 
-// Measures `kernels` on one problem with interleaved rounds (see docs/database.md); exposed
-// for tests and the stability check. Unsupported, failing or wrong kernels come back invalid
-// with the reason.
 // Copies of a workload's operands (of `operand_bytes`) that rotation uses: enough to total
 // twice the L3, or 1 when the problem is at or below the threshold or rotation is off.
 int operand_copies(double operand_bytes, const SweepSettings& settings,
                    const HardwareProfile& hardware);
 
+// Measures `kernels` on one problem with interleaved rounds (see docs/database.md); exposed
+// for tests and the stability check. Unsupported, failing or wrong kernels come back invalid
+// with the reason.
 std::vector<data::Measurement> measure_problem(const Operation& op, const std::string& problem,
                                                const std::vector<std::string>& kernels,
                                                const SweepSettings& settings);
