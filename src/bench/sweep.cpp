@@ -7,7 +7,9 @@
 #include <map>
 #include <memory>
 #include <ostream>
+#include <set>
 
+#include "bench/fingerprint.h"
 #include "bench/machine_load.h"
 #include "bench/stats.h"
 #include "core/error.h"
@@ -260,6 +262,22 @@ class CandidateFinder {
   std::map<std::string, std::vector<std::string>> cache_;
 };
 
+// The measured-code fingerprints, other than this build's, of the runs that stored pairs under
+// `key`; "unrecorded" for runs made before sweeps recorded one.
+std::set<std::string> other_measured_code(const data::Store& store, const std::string& op,
+                                          const std::string& key) {
+  std::set<std::string> others;
+  const std::string mine = measured_code_fingerprint();
+  for (const data::RunInfo& run : store.info().runs) {
+    if (run.op != op || run.settings_key != key || run.measurements == 0) continue;
+    std::string theirs = run.settings.is_object()
+                             ? run.settings.value("measured_code", std::string("unrecorded"))
+                             : std::string("unrecorded");
+    if (theirs != mine) others.insert(theirs);
+  }
+  return others;
+}
+
 bool is_busy(double load1, double other_cpu, int threads) {
   return load1 > 1.25 * threads + 0.5 || other_cpu > 0.5;
 }
@@ -345,7 +363,8 @@ nlohmann::json SweepSummary::to_json() const {
           {"measurements_per_s", measurements_per_s},
           {"max_load1", max_load1},
           {"busy", busy},
-          {"interrupted", interrupted}};
+          {"interrupted", interrupted},
+          {"other_measured_code", other_measured_code}};
 }
 
 std::vector<data::Measurement> measure_problem(const Operation& op, const std::string& problem,
@@ -411,8 +430,23 @@ SweepSummary run_sweep(const Operation& op, const std::vector<std::string>& prob
         << " problem(s) have no kernel of set '" << s.rules << "' with their fields\n";
 
   auto done = store.completed_pairs(op_name, key);
+  // The pairs a resumed sweep skips keep the times of the build that measured them.
+  const auto others =
+      done.empty() ? std::set<std::string>() : other_measured_code(store, op_name, key);
+  if (!others.empty()) {
+    summary.other_measured_code = true;
+    std::string list;
+    for (const auto& o : others) list += (list.empty() ? "" : ", ") + o;
+    log << "kselect bench: warning: " << store.path()
+        << " holds pairs of these settings timed by a build with other kernels (measured code "
+        << list << "; this build " << measured_code_fingerprint()
+        << "): they are skipped, not timed again; sweep into a new database to time this "
+           "build's kernels\n";
+  }
+  nlohmann::json run_settings = s.to_json();
+  run_settings["measured_code"] = measured_code_fingerprint();
   summary.max_load1 = load_average_1min();
-  summary.run_id = store.begin_run(op_name, hardware, s.to_json(), key, summary.max_load1);
+  summary.run_id = store.begin_run(op_name, hardware, run_settings, key, summary.max_load1);
   auto kernel_config = [&](const std::string& kernel) { return op.kernel_fields(kernel); };
 
   StopOnSignal stop;

@@ -93,6 +93,8 @@ struct SweepSummary {
   double max_load1 = 0;
   bool busy = false;
   bool interrupted = false;  // stopped by SIGINT/SIGTERM; completed problems are kept
+  // Pairs it skipped were timed by a build whose measured code differs (bench/fingerprint.h).
+  bool other_measured_code = false;
   nlohmann::json to_json() const;
 };
 

@@ -1,12 +1,14 @@
 #include "bench/sweep.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <chrono>
 #include <map>
 #include <sstream>
 
 #include "../data/temp_dir.h"
+#include "bench/fingerprint.h"
 #include "bench/stability.h"
 #include "core/hardware.h"
 #include "data/store.h"
@@ -232,6 +234,39 @@ TEST(Sweep, RewarmIsPartOfTheResumeKeyOnlyWhenOn) {
   EXPECT_EQ(s.key("gemm", hw).find("rewarm"), std::string::npos);
   s.cold = false, s.rewarm_below_us = -1;
   EXPECT_THROW(s.validate(), InputError);
+}
+
+TEST(Sweep, ResumeWarnsWhenAnotherBuildTimedTheSkippedPairs) {
+  FakeOperation op;
+  TempDir dir;
+  const std::string path = dir.file("sweep.sqlite");
+  const std::vector<std::string> problems = {"size=5,dtype=a"};
+  std::ostringstream log;
+  {
+    data::Store store(path);
+    EXPECT_FALSE(run_sweep(op, problems, store, quick(), log).other_measured_code);
+    auto runs = store.info().runs;
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].settings.value("measured_code", ""), measured_code_fingerprint());
+    EXPECT_FALSE(run_sweep(op, problems, store, quick(), log).other_measured_code);  // this build
+  }
+  EXPECT_EQ(log.str().find("other kernels"), std::string::npos) << log.str();
+  // The runs as a build with other kernels would have recorded them.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(
+                db, "UPDATE runs SET settings = json_set(settings, '$.measured_code', 'another')",
+                nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  data::Store store(path);
+  SweepSummary resumed = run_sweep(op, problems, store, quick(), log);
+  EXPECT_TRUE(resumed.other_measured_code);
+  EXPECT_EQ(resumed.written, 0);  // still skipped: the warning says how to time them again
+  EXPECT_NE(log.str().find("measured code another; this build " +
+                           std::string(measured_code_fingerprint())),
+            std::string::npos)
+      << log.str();
 }
 
 TEST(Sweep, RotatedOperandsTotalTwiceTheL3) {
