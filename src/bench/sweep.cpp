@@ -262,10 +262,11 @@ class CandidateFinder {
   std::map<std::string, std::vector<std::string>> cache_;
 };
 
-// The measured-code fingerprints, other than this build's, of the runs that stored pairs under
-// `key`; "unrecorded" for runs made before sweeps recorded one.
-std::set<std::string> other_measured_code(const data::Store& store, const std::string& op,
-                                          const std::string& key) {
+// Warns when runs with other measured code (bench/fingerprint.h; "unrecorded" for runs made
+// before sweeps recorded it) stored pairs under `key`: a resumed sweep skips those pairs, so
+// they keep the other build's times. Returns whether it warned.
+bool warn_if_other_builds(const data::Store& store, const std::string& op, const std::string& key,
+                          std::ostream& log) {
   std::set<std::string> others;
   const std::string mine = measured_code_fingerprint();
   for (const data::RunInfo& run : store.info().runs) {
@@ -275,7 +276,15 @@ std::set<std::string> other_measured_code(const data::Store& store, const std::s
                              : std::string("unrecorded");
     if (theirs != mine) others.insert(theirs);
   }
-  return others;
+  if (others.empty()) return false;
+  std::string list;
+  for (const auto& o : others) list += (list.empty() ? "" : ", ") + o;
+  log << "kselect bench: warning: " << store.path()
+      << " holds pairs of these settings timed by a build with other kernels (measured code "
+      << list << "; this build " << mine
+      << "): they are skipped, not timed again; sweep into a new database to time this "
+         "build's kernels\n";
+  return true;
 }
 
 bool is_busy(double load1, double other_cpu, int threads) {
@@ -430,19 +439,7 @@ SweepSummary run_sweep(const Operation& op, const std::vector<std::string>& prob
         << " problem(s) have no kernel of set '" << s.rules << "' with their fields\n";
 
   auto done = store.completed_pairs(op_name, key);
-  // The pairs a resumed sweep skips keep the times of the build that measured them.
-  const auto others =
-      done.empty() ? std::set<std::string>() : other_measured_code(store, op_name, key);
-  if (!others.empty()) {
-    summary.other_measured_code = true;
-    std::string list;
-    for (const auto& o : others) list += (list.empty() ? "" : ", ") + o;
-    log << "kselect bench: warning: " << store.path()
-        << " holds pairs of these settings timed by a build with other kernels (measured code "
-        << list << "; this build " << measured_code_fingerprint()
-        << "): they are skipped, not timed again; sweep into a new database to time this "
-           "build's kernels\n";
-  }
+  summary.other_measured_code = !done.empty() && warn_if_other_builds(store, op_name, key, log);
   nlohmann::json run_settings = s.to_json();
   run_settings["measured_code"] = measured_code_fingerprint();
   summary.max_load1 = load_average_1min();
