@@ -52,7 +52,8 @@ void print_info(const data::StoreInfo& info) {
     std::cout << "  run " << r.id << " " << r.op << " " << r.started_at << " " << r.status
               << (r.busy ? " BUSY" : "") << ": " << r.measurements << " measurements, rules "
               << r.settings.value("rules", "?") << ", threads " << r.settings.value("threads", 0)
-              << ", repeat " << r.settings.value("repeat", 0) << ", on "
+              << ", repeat " << r.settings.value("repeat", 0) << ", measured code "
+              << r.settings.value("measured_code", "unrecorded") << ", on "
               << r.hardware.value("cpu_model", "?") << "\n";
 }
 

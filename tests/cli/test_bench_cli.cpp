@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "../data/temp_dir.h"
+#include "bench/fingerprint.h"
 #include "cli_runner.h"
 #include "core/error.h"
 #include "data/store.h"
@@ -137,6 +138,11 @@ TEST(BenchCli, ShardsMergeToTheWholeSweep) {
   auto info = run_cli({"db", "info", dir.file("m.sqlite"), "--json"});
   ASSERT_EQ(info.code, 0);
   EXPECT_EQ(nlohmann::json::parse(info.out)["runs"].size(), 2u);
+  // Each run names the build's measured code; merging keeps it.
+  const std::string code = bench::measured_code_fingerprint();
+  EXPECT_EQ(nlohmann::json::parse(info.out)["runs"][0]["settings"]["measured_code"], code);
+  auto text = run_cli({"db", "info", dir.file("m.sqlite")});
+  EXPECT_NE(text.out.find("measured code " + code), std::string::npos) << text.out;
 }
 
 TEST(BenchCli, BadInputsGiveExitCodesAndTouchNothing) {
