@@ -263,14 +263,20 @@ class CandidateFinder {
 };
 
 // Warns when runs with other measured code (bench/fingerprint.h; "unrecorded" for runs made
-// before sweeps recorded it) stored pairs under `key`: a resumed sweep skips those pairs, so
-// they keep the other build's times. Returns whether it warned.
+// before sweeps recorded it) stored pairs of `problems` under `key`: a resumed sweep skips
+// those pairs, so they keep the other build's times. Returns whether it warned.
 bool warn_if_other_builds(const data::Store& store, const std::string& op, const std::string& key,
-                          std::ostream& log) {
+                          const std::vector<std::string>& problems, std::ostream& log) {
+  const auto stored = store.problems_by_run(op, key);
+  auto timed_these = [&](long run_id) {
+    auto it = stored.find(run_id);
+    return it != stored.end() && std::any_of(problems.begin(), problems.end(),
+                                             [&](auto& p) { return it->second.count(p) > 0; });
+  };
   std::set<std::string> others;
   const std::string mine = measured_code_fingerprint();
   for (const data::RunInfo& run : store.info().runs) {
-    if (run.op != op || run.settings_key != key || run.measurements == 0) continue;
+    if (run.settings_key != key || !timed_these(run.id)) continue;
     std::string theirs = run.settings.is_object()
                              ? run.settings.value("measured_code", std::string("unrecorded"))
                              : std::string("unrecorded");
@@ -439,7 +445,8 @@ SweepSummary run_sweep(const Operation& op, const std::vector<std::string>& prob
         << " problem(s) have no kernel of set '" << s.rules << "' with their fields\n";
 
   auto done = store.completed_pairs(op_name, key);
-  summary.other_measured_code = !done.empty() && warn_if_other_builds(store, op_name, key, log);
+  summary.other_measured_code =
+      !done.empty() && warn_if_other_builds(store, op_name, key, mine, log);
   nlohmann::json run_settings = s.to_json();
   run_settings["measured_code"] = measured_code_fingerprint();
   summary.max_load1 = load_average_1min();

@@ -277,6 +277,17 @@ std::set<std::pair<std::string, std::string>> Store::completed_pairs(
   return done;
 }
 
+std::map<long, std::set<std::string>> Store::problems_by_run(
+    const std::string& op, const std::string& settings_key) const {
+  Statement query(*db_,
+                  "SELECT DISTINCT m.run_id, p.canonical FROM measurements m "
+                  "JOIN problems p ON p.id = m.problem_id WHERE p.op = ? AND m.settings_key = ?");
+  query.bind(1, op).bind(2, settings_key);
+  std::map<long, std::set<std::string>> runs;
+  while (query.step()) runs[long(query.column_int(0))].insert(query.column_text(1));
+  return runs;
+}
+
 long Store::problem_id(const std::string& op, const std::string& problem) {
   Statement insert(*db_,
                    "INSERT INTO problems(op, canonical, fields) VALUES (?, ?, ?) "

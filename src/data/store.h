@@ -100,6 +100,9 @@ class Store {
   // skips them.
   std::set<std::pair<std::string, std::string>> completed_pairs(
       const std::string& op, const std::string& settings_key) const;
+  // The runs that stored pairs of `op` under `settings_key`, each with the problems it stored.
+  std::map<long, std::set<std::string>> problems_by_run(const std::string& op,
+                                                        const std::string& settings_key) const;
 
   // Writes all results of one problem atomically. Pairs already stored under the same
   // settings key are kept as they are (not duplicated); returns how many rows were added.

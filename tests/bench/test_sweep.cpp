@@ -260,6 +260,9 @@ TEST(Sweep, ResumeWarnsWhenAnotherBuildTimedTheSkippedPairs) {
             SQLITE_OK);
   sqlite3_close(db);
   data::Store store(path);
+  // Another problem: none of its pairs were timed by the other build.
+  EXPECT_FALSE(run_sweep(op, {"size=50,dtype=a"}, store, quick(), log).other_measured_code);
+  EXPECT_EQ(log.str().find("other kernels"), std::string::npos) << log.str();
   SweepSummary resumed = run_sweep(op, problems, store, quick(), log);
   EXPECT_TRUE(resumed.other_measured_code);
   EXPECT_EQ(resumed.written, 0);  // still skipped: the warning says how to time them again
