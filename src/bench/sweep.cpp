@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/hardware.h"
 #include "core/progress.h"
+#include "core/text.h"
 #include "data/store.h"
 #include "ops/operation.h"
 
@@ -283,11 +284,9 @@ bool warn_if_other_builds(const data::Store& store, const std::string& op, const
     if (theirs != mine) others.insert(theirs);
   }
   if (others.empty()) return false;
-  std::string list;
-  for (const auto& o : others) list += (list.empty() ? "" : ", ") + o;
   log << "kselect bench: warning: " << store.path()
       << " holds pairs of these settings timed by a build with other kernels (measured code "
-      << list << "; this build " << mine
+      << join(std::vector<std::string>(others.begin(), others.end())) << "; this build " << mine
       << "): they are skipped, not timed again; sweep into a new database to time this "
          "build's kernels\n";
   return true;
@@ -302,6 +301,7 @@ bool is_busy(double load1, double other_cpu, int threads) {
 // Settings added after the first sweeps enter the key only when on, so a sweep with one off
 // keeps the key of the sweeps made before that setting existed (and resumes them).
 std::string SweepSettings::key(const std::string& op, const HardwareProfile& hardware) const {
+  const long rotation_kib = rotation_threshold_kib(hardware);
   return "op=" + op + ";hw=" + hardware.summary() + ";threads=" + std::to_string(threads) +
          ";warmup=" + std::to_string(warmup) + ";repeat=" + std::to_string(repeat) +
          ";cold=" + (cold ? "1" : "0") + ";seed=" + std::to_string(seed) +
@@ -311,9 +311,7 @@ std::string SweepSettings::key(const std::string& op, const HardwareProfile& har
                                       ";contender_band=" + std::to_string(contender_band)) +
          (cold || rewarm_below_us <= 0 ? ""
                                        : ";rewarm_below_us=" + std::to_string(rewarm_below_us)) +
-         (rotation_threshold_kib(hardware) <= 0
-              ? ""
-              : ";rotate_above_kib=" + std::to_string(rotation_threshold_kib(hardware)));
+         (rotation_kib <= 0 ? "" : ";rotate_above_kib=" + std::to_string(rotation_kib));
 }
 
 long SweepSettings::rotation_threshold_kib(const HardwareProfile& hardware) const {
