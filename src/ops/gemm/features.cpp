@@ -106,9 +106,11 @@ const std::vector<std::string> kCpuAdditions = {"bytes_per_element",
                                                 "est_flops_per_cycle",
                                                 "est_pack_share",
                                                 "est_overhead_share",
-                                                "c_window_set_lines"};
+                                                "c_window_set_lines",
+                                                "a_stream_set_lines",
+                                                "b_stream_set_lines"};
 
-constexpr int kFullCount = 43 + 17 + 12 + 31;
+constexpr int kFullCount = 43 + 17 + 12 + 33;
 
 const std::vector<std::string> kCategorical = {"layout", "pipeline", "scheduler", "epilogue"};
 
@@ -159,13 +161,10 @@ double micro_calls(double dim, double sub, double micro) {
   return full_blocks * ceil_div(sub, micro) + ceil_div(rest, micro);
 }
 
-// The C rows the scheduler's walk keeps live: intrawave walks the warp's rows inside each
-// register column (min(sub_m, M) rows x NR columns), interwave the warp's columns inside each
-// register row (MR rows x min(sub_n, N) columns). Rows lie ld floats apart: N in C (default
-// epilogue), sub_n in the staging tile (cshuffle).
-struct CWindow {
-  std::int64_t rows, cols, ld_bytes;
-  bool operator==(const CWindow&) const = default;
+// Rows of `row_bytes` bytes lying `ld_bytes` apart, whose lines the L1 must hold at once.
+struct Window {
+  std::int64_t rows, row_bytes, ld_bytes;
+  bool operator==(const Window&) const = default;
 };
 
 // How the CPU driver (kernels/driver.cpp) spends a run: micro-kernel calls and the operand
@@ -176,10 +175,29 @@ struct DriverCosts {
   double calls;           // micro-kernel calls of the whole problem: tiles x K slices
   double b_panel_bytes;   // B a task reads over its K range (packed, or in place for mem)
   double streamed_bytes;  // the operand slice the scheduler's inner loop re-reads from L1
-  CWindow c_window;       // the C rows the walk keeps live
+  // The C rows the scheduler's walk keeps live: intrawave walks the warp's rows inside each
+  // register column (min(sub_m, M) rows x NR columns), interwave the warp's columns inside each
+  // register row (MR rows x min(sub_n, N) columns). Rows lie ld floats apart: N in C (default
+  // epilogue), sub_n in the staging tile (cshuffle).
+  Window c_window;
+  // The lines an operand read in place (not packed) streams at once: a row-major A feeds the
+  // micro-kernel MR rows K elements apart, a column-major B (mem) NR columns K elements apart,
+  // each stream on its current line; the other majors feed one run of MR (NR) elements per K
+  // step. Streams K x bytes near a multiple of 4 KiB apart share one L1 set: measured, a 14-row
+  // fp32 kernel ran 1.9x slower at K = 1024 than at K = 1000 (docs/features.md).
+  Window a_streams, b_streams;
 };
 
-DriverCosts driver_costs(double m, double n, double k, double sk, double bpe, const GemmConfig& c) {
+// The streams of an operand read in place (`in_place`), `count` of them `ld` elements apart
+// (`strided`), or one run of `count` elements per K step.
+Window operand_streams(bool in_place, bool strided, double count, double ld, double bpe) {
+  if (!in_place) return {0, 0, 0};
+  if (!strided) return {1, std::int64_t(count * bpe), 0};
+  return {std::int64_t(count), 64, std::int64_t(ld * bpe)};
+}
+
+DriverCosts driver_costs(double m, double n, double k, double sk, double bpe, Layout layout,
+                         const GemmConfig& c) {
   const double sub_m = double(c.tile_m) / c.warp_m, sub_n = double(c.tile_n) / c.warp_n;
   const double ks = double(c.tile_k) / c.warp_k;
   DriverCosts d;
@@ -195,7 +213,13 @@ DriverCosts driver_costs(double m, double n, double k, double sk, double bpe, co
   const double live_rows = intrawave ? std::min(sub_m, m) : std::min<double>(c.warp_tile_m, m);
   const double live_cols = intrawave ? std::min<double>(c.warp_tile_n, n) : std::min(sub_n, n);
   const double ld = c.epilogue == Epilogue::kCShuffle ? sub_n : n;
-  d.c_window = {std::int64_t(live_rows), std::int64_t(live_cols), std::int64_t(ld) * 4};
+  d.c_window = {std::int64_t(live_rows), std::int64_t(live_cols) * 4, std::int64_t(ld) * 4};
+  const bool a_in_place = c.pipeline != Pipeline::kCompV4,
+             b_in_place = c.pipeline == Pipeline::kMem;
+  d.a_streams =
+      operand_streams(a_in_place, a_row_major(layout), std::min<double>(c.warp_tile_m, m), k, bpe);
+  d.b_streams =
+      operand_streams(b_in_place, !b_row_major(layout), std::min<double>(c.warp_tile_n, n), k, bpe);
   return d;
 }
 
@@ -206,10 +230,10 @@ constexpr std::uint32_t kL1WayBytes = 4096;
 // rows pile into a few sets and evict each other: measured 3.8x slower for a 64-row intrawave
 // walk at N = 1023 than at N = 1000 (docs/features.md). Only addresses modulo 4 KiB matter;
 // each row adds 1 to a circular run of sets, summed with a difference array.
-double set_lines(const CWindow& w) {
+double set_lines(const Window& w) {
   constexpr std::uint32_t kWayMask = kL1WayBytes - 1, kLineBits = 6, kSets = 64;
   int diff[kSets + 1] = {}, turns = 0;  // turns: whole rounds of the sets, one line each
-  const auto bytes = std::uint32_t(w.cols * 4), step = std::uint32_t(w.ld_bytes) & kWayMask;
+  const auto bytes = std::uint32_t(w.row_bytes), step = std::uint32_t(w.ld_bytes) & kWayMask;
   std::uint32_t offset = 0;  // the row's first byte modulo 4 KiB
   for (std::int64_t r = 0; r < w.rows; ++r, offset = (offset + step) & kWayMask) {
     const std::uint32_t first = offset >> kLineBits;
@@ -229,7 +253,7 @@ double set_lines(const CWindow& w) {
 // epilogue): a batch counts each once. Only ld modulo 4 KiB matters.
 class SetLinesMemo {
  public:
-  double operator()(CWindow w) {
+  double operator()(Window w) {
     w.ld_bytes %= kL1WayBytes;
     auto [it, added] = seen_.try_emplace(w, 0.0);
     if (added) it->second = set_lines(w);
@@ -238,13 +262,13 @@ class SetLinesMemo {
 
  private:
   struct Hash {
-    std::size_t operator()(const CWindow& w) const {
-      const auto key = (std::uint64_t(w.rows) * 1000003u + std::uint64_t(w.cols)) * 4099u +
+    std::size_t operator()(const Window& w) const {
+      const auto key = (std::uint64_t(w.rows) * 1000003u + std::uint64_t(w.row_bytes)) * 4099u +
                        std::uint64_t(w.ld_bytes);  // unsigned: wraps instead of overflowing
       return std::hash<std::uint64_t>()(key);
     }
   };
-  std::unordered_map<CWindow, double, Hash> seen_;
+  std::unordered_map<Window, double, Hash> seen_;
 };
 
 // A rough cycle count of one run of the CPU driver on one core, split into the parts whose
@@ -318,7 +342,7 @@ void compute_row(const GemmProblem& p, const GemmConfig& c, const features::Hard
   const double packed = is_mem                            ? 0.0
                         : c.pipeline == Pipeline::kCompV3 ? k * n * bpe
                                                           : (k * n + m * k * tiles_n) * bpe;
-  const DriverCosts driver = driver_costs(m, n, k, sk, bpe, c);
+  const DriverCosts driver = driver_costs(m, n, k, sk, bpe, p.layout, c);
   const CycleEstimate cycles = estimate_cycles(p, c, driver, hw);
 
   const double values[] = {
@@ -429,6 +453,8 @@ void compute_row(const GemmProblem& p, const GemmConfig& c, const features::Hard
       cycles.pack / cycles.total,
       cycles.overhead / cycles.total,
       set_lines_of(driver.c_window),
+      set_lines_of(driver.a_streams),
+      set_lines_of(driver.b_streams),
   };
   static_assert(std::size(values) == kFullCount);
   std::copy(std::begin(values), std::end(values), v);

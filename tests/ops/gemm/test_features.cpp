@@ -214,6 +214,16 @@ TEST(GemmFeatures, CWindowSetLinesSeesFourKibRowStrides) {
   EXPECT_EQ(lines("m=2049,n=1024,k=7"), 16.0f);
 }
 
+// The most lines of `rows` rows (`row_bytes` each, `ld_bytes` apart, the first at byte 0) that
+// fall into one of the 64 L1 sets, counted line by line.
+float most_lines_per_set(long rows, long row_bytes, long ld_bytes) {
+  std::vector<int> per_set(64, 0);
+  for (long r = 0; r < rows; ++r)
+    for (long line = r * ld_bytes / 64; line <= (r * ld_bytes + row_bytes - 1) / 64; ++line)
+      ++per_set[line % 64];
+  return float(*std::max_element(per_set.begin(), per_set.end()));
+}
+
 // The same count by brute force (every line of every live row) for many row strides, both
 // schedulers and windows wider than 4 KiB.
 TEST(GemmFeatures, CWindowSetLinesMatchesBruteForce) {
@@ -228,15 +238,62 @@ TEST(GemmFeatures, CWindowSetLinesMatchesBruteForce) {
     const int rows = scheduler == Scheduler::kIntrawave ? 64 : 8;
     for (int n : {1, 47, 200, 511, 512, 513, 1000, 1023, 1024, 1025, 1100, 2047, 2048, 3000}) {
       const int cols = std::min(scheduler == Scheduler::kIntrawave ? 48 : 1024, n);
-      std::vector<int> per_set(64, 0);
-      for (long r = 0; r < rows; ++r)
-        for (long line = r * n * 4 / 64; line <= (r * n * 4 + cols * 4 - 1) / 64; ++line)
-          ++per_set[line % 64];
       const GemmProblem p = GemmProblem::parse("m=500,n=" + std::to_string(n) + ",k=7");
       EXPECT_EQ(features_of(p, c, hw)["c_window_set_lines"],
-                float(*std::max_element(per_set.begin(), per_set.end())))
+                most_lines_per_set(rows, cols * 4, long(n) * 4))
           << "n=" << n;
     }
+  }
+}
+
+// The operand lines streamed at once from an operand read in place that share one L1 set: a
+// row-major A feeds MR rows K elements apart (compv3 and mem), a column-major B NR columns K
+// elements apart (mem only); packed operands stream nothing.
+TEST(GemmFeatures, StreamSetLinesSeeFourKibOperandStrides) {
+  GemmConfig c;
+  c.tile_m = 192, c.tile_n = 64, c.tile_k = 512;
+  c.warp_tile_m = 12, c.warp_tile_n = 16, c.warp_tile_k = 4;
+  c.pipeline = Pipeline::kCompV3;
+  c.pad_m = c.pad_n = c.pad_k = true;
+  c.dtype = DType::kBf16;
+  const HardwareProfile hw = test_hardware();
+  auto a_lines = [&](const std::string& problem) {
+    return features_of(GemmProblem::parse(problem + ",dtype=bf16"), c, hw)["a_stream_set_lines"];
+  };
+  // 12 rows 4096 bytes apart all start in set 0; 4094 apart (K = 2047) each starts 2 bytes
+  // earlier, so every row's 64 bytes still touch set 0.
+  EXPECT_EQ(a_lines("m=2047,n=3,k=2048,layout=rcr"), 12.0f);
+  EXPECT_EQ(a_lines("m=2047,n=3,k=2047,layout=rcr"), 12.0f);
+  EXPECT_EQ(a_lines("m=5,n=3,k=2048,layout=rcr"), 5.0f);     // only 5 rows
+  EXPECT_EQ(a_lines("m=2047,n=3,k=2048,layout=crr"), 1.0f);  // 12 x 2 bytes per K step
+  EXPECT_EQ(
+      features_of(GemmProblem::parse("m=2047,n=3,k=2048,dtype=bf16"), c, hw)["b_stream_set_lines"],
+      0.0f);  // compv3 packs B
+  c.pipeline = Pipeline::kCompV4;
+  EXPECT_EQ(a_lines("m=2047,n=3,k=2048,layout=rcr"), 0.0f);  // compv4 packs A
+  // mem reads a column-major B in place: 16 columns 4096 bytes apart (fp32, K = 1024).
+  c.pipeline = Pipeline::kMem;
+  c.dtype = DType::kFp32;
+  EXPECT_EQ(
+      features_of(GemmProblem::parse("m=64,n=64,k=1024,layout=rcr"), c, hw)["b_stream_set_lines"],
+      16.0f);
+  EXPECT_EQ(
+      features_of(GemmProblem::parse("m=64,n=64,k=1024,layout=rrr"), c, hw)["b_stream_set_lines"],
+      1.0f);  // a row-major B: one run of 16 floats per K step
+}
+
+// The A count by brute force (each row's 64 bytes from its first byte) for many K.
+TEST(GemmFeatures, AStreamSetLinesMatchBruteForce) {
+  GemmConfig c;
+  c.tile_m = 112, c.tile_n = 32, c.tile_k = 256;
+  c.warp_tile_m = 14, c.warp_tile_n = 16, c.warp_tile_k = 2;
+  c.pipeline = Pipeline::kCompV3;
+  c.pad_m = c.pad_n = c.pad_k = true;
+  const HardwareProfile hw = test_hardware();
+  for (int k : {1, 15, 16, 17, 500, 1000, 1023, 1024, 1025, 1100, 2047, 2048, 3000, 4096}) {
+    const GemmProblem p = GemmProblem::parse("m=500,n=40,k=" + std::to_string(k));
+    EXPECT_EQ(features_of(p, c, hw)["a_stream_set_lines"], most_lines_per_set(14, 64, long(k) * 4))
+        << "k=" << k;
   }
 }
 
