@@ -276,7 +276,7 @@ bool warn_if_other_builds(const data::Store& store, const std::string& op, const
   };
   std::set<std::string> others;
   const std::string mine = measured_code_fingerprint();
-  for (const data::RunInfo& run : store.info().runs) {
+  for (const data::RunInfo& run : store.runs()) {
     if (run.settings_key != key || !timed_these(run.id)) continue;
     std::string theirs = run.settings.is_object()
                              ? run.settings.value("measured_code", std::string("unrecorded"))

@@ -8,7 +8,7 @@
 namespace kselect::cli {
 
 HardwareProfile run_hardware(const data::Store& store, const std::string& op) {
-  const auto runs = store.info().runs;
+  const auto runs = store.runs();
   for (auto it = runs.rbegin(); it != runs.rend(); ++it)
     if (it->op == op && it->hardware.is_object() && !it->hardware.empty())
       return it->hardware.get<HardwareProfile>();

@@ -445,32 +445,44 @@ StoreInfo Store::info() const {
   info.measurements = count("SELECT COUNT(*) FROM measurements");
   info.valid = count("SELECT COUNT(*) FROM measurements WHERE valid = 1");
   info.invalid = info.measurements - info.valid;
-  Statement runs(*db_,
-                 "SELECT r.id, r.uuid, r.op, r.started_at, COALESCE(r.finished_at, ''), "
-                 "r.kselect_version, r.status, r.hardware, r.settings, r.settings_key, "
-                 "COALESCE(r.load_start, 0), COALESCE(r.load_end, 0), r.busy, "
-                 "(SELECT COUNT(*) FROM measurements m WHERE m.run_id = r.id) "
-                 "FROM runs r ORDER BY r.id");
-  while (runs.step()) {
-    RunInfo r;
-    r.id = long(runs.column_int(0));
-    r.uuid = runs.column_text(1);
-    r.op = runs.column_text(2);
-    r.started_at = runs.column_text(3);
-    r.finished_at = runs.column_text(4);
-    r.kselect_version = runs.column_text(5);
-    r.status = runs.column_text(6);
-    if (r.status == "running" && run_owner_gone(run_lock_path(path(), r.uuid))) r.status = "killed";
-    r.hardware = parse_json_column(runs.column_text(7));
-    r.settings = parse_json_column(runs.column_text(8));
-    r.settings_key = runs.column_text(9);
-    r.load_start = runs.column_double(10);
-    r.load_end = runs.column_double(11);
-    r.busy = runs.column_int(12) != 0;
-    r.measurements = long(runs.column_int(13));
-    info.runs.push_back(std::move(r));
-  }
+  info.runs = read_runs(true);
   return info;
+}
+
+std::vector<RunInfo> Store::runs() const {
+  return read_runs(false);
+}
+
+std::vector<RunInfo> Store::read_runs(bool count_measurements) const {
+  Statement rows(
+      *db_, std::string("SELECT r.id, r.uuid, r.op, r.started_at, "
+                        "COALESCE(r.finished_at, ''), r.kselect_version, r.status, "
+                        "r.hardware, r.settings, r.settings_key, "
+                        "COALESCE(r.load_start, 0), COALESCE(r.load_end, 0), r.busy, ") +
+                (count_measurements ? "(SELECT COUNT(*) FROM measurements m WHERE m.run_id = r.id) "
+                                    : "0 ") +
+                "FROM runs r ORDER BY r.id");
+  std::vector<RunInfo> out;
+  while (rows.step()) {
+    RunInfo r;
+    r.id = long(rows.column_int(0));
+    r.uuid = rows.column_text(1);
+    r.op = rows.column_text(2);
+    r.started_at = rows.column_text(3);
+    r.finished_at = rows.column_text(4);
+    r.kselect_version = rows.column_text(5);
+    r.status = rows.column_text(6);
+    if (r.status == "running" && run_owner_gone(run_lock_path(path(), r.uuid))) r.status = "killed";
+    r.hardware = parse_json_column(rows.column_text(7));
+    r.settings = parse_json_column(rows.column_text(8));
+    r.settings_key = rows.column_text(9);
+    r.load_start = rows.column_double(10);
+    r.load_end = rows.column_double(11);
+    r.busy = rows.column_int(12) != 0;
+    r.measurements = long(rows.column_int(13));
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 MergeCounts Store::merge_from(const std::vector<std::string>& inputs) {

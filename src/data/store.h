@@ -118,7 +118,12 @@ class Store {
   ImportedRunCounts write_imported_run(const ImportedRun& run, const MeasurementSource& next);
 
   std::vector<Measurement> read_measurements(const MeasurementFilter& filter = {}) const;
+  // Counts of problems, kernels and measurements (whole-table scans) and every run with its
+  // measurement count.
   StoreInfo info() const;
+  // The runs, oldest first, without their measurement counts (RunInfo::measurements stays 0):
+  // what a lookup of a run's settings or hardware needs, in one read of the runs table.
+  std::vector<RunInfo> runs() const;
   // The operations whose problems the store holds, sorted ("gemm", "generic"): a store of
   // imported data remembers its op, so training needs no --op.
   std::vector<std::string> ops() const;
@@ -135,6 +140,7 @@ class Store {
   void create_schema();
   long problem_id(const std::string& op, const std::string& problem);
   long kernel_id(const std::string& op, const std::string& kernel, const KernelConfigFn& config);
+  std::vector<RunInfo> read_runs(bool count_measurements) const;
 
   std::unique_ptr<Database> db_;
   struct RunLock {

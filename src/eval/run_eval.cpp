@@ -32,7 +32,7 @@ std::optional<model::FeatureSpec> load_spec(const std::string& dir) {
 
 // The threads the database's sweep ran kernels with: what "fewer tiles than cores" is about.
 int sweep_threads(const data::Store& store) {
-  for (const auto& run : store.info().runs)
+  for (const auto& run : store.runs())
     if (int t = run.settings.value("threads", 0); t > 0) return t;
   return 0;
 }

@@ -72,6 +72,16 @@ TEST(Store, RoundTripsEveryField) {
   ASSERT_EQ(info.runs.size(), 1u);
   EXPECT_EQ(info.runs[0].hardware["cpu_model"], "test");
   EXPECT_EQ(info.runs[0].measurements, 2);
+  // runs(): the same runs without the counting (for settings and hardware lookups).
+  const auto runs = store.runs();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].id, info.runs[0].id);
+  EXPECT_EQ(runs[0].uuid, info.runs[0].uuid);
+  EXPECT_EQ(runs[0].status, info.runs[0].status);
+  EXPECT_EQ(runs[0].hardware, info.runs[0].hardware);
+  EXPECT_EQ(runs[0].settings, info.runs[0].settings);
+  EXPECT_EQ(runs[0].settings_key, info.runs[0].settings_key);
+  EXPECT_EQ(runs[0].measurements, 0);
   EXPECT_EQ(problem_fields_json(kProblem)["m"], 8);
   EXPECT_EQ(problem_fields_json(kProblem)["dtype"], "fp32");
 }
