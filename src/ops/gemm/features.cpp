@@ -161,6 +161,8 @@ double micro_calls(double dim, double sub, double micro) {
   return full_blocks * ceil_div(sub, micro) + ceil_div(rest, micro);
 }
 
+constexpr std::int64_t kCacheLineBytes = 64;
+
 // Rows of `row_bytes` bytes lying `ld_bytes` apart, whose lines the L1 must hold at once.
 struct Window {
   std::int64_t rows, row_bytes, ld_bytes;
@@ -193,7 +195,7 @@ struct DriverCosts {
 Window operand_streams(bool in_place, bool strided, double count, double ld, double bpe) {
   if (!in_place) return {0, 0, 0};
   if (!strided) return {1, std::int64_t(count * bpe), 0};
-  return {std::int64_t(count), 64, std::int64_t(ld * bpe)};
+  return {std::int64_t(count), kCacheLineBytes, std::int64_t(ld * bpe)};
 }
 
 DriverCosts driver_costs(double m, double n, double k, double sk, double bpe, Layout layout,
