@@ -1,4 +1,5 @@
-// kselect predict: ranks the kernels of a rule set for one problem with a trained model.
+// kselect predict: ranks the kernels of a rule set for one problem, or for every problem of a
+// shape file, with a trained model.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include "cli/verb.h"
 #include "cli/warnings.h"
 #include "core/error.h"
+#include "data/shape_csv.h"
 #include "ops/operation.h"
 #include "select/candidates.h"
 #include "select/default_guard.h"
@@ -17,7 +19,7 @@ namespace kselect::cli {
 namespace {
 
 struct PredictArgs {
-  std::string model, op, problem, rules = "profiler+default";
+  std::string model, op, problem, problems_file, rules = "profiler+default";
   bool rules_given = false;
   int top = 10;
   bool json = false;
@@ -65,16 +67,25 @@ struct GuardOutcome {
   bool kept = false;
 };
 
-// `candidates`: the supported kernels; `shortlisted`: those the model ranked.
-void print_json(const std::string& problem, const std::vector<select::Scored>& ranked,
-                std::size_t candidates, std::size_t shortlisted, const GuardOutcome& guard) {
-  nlohmann::json out = {{"problem", problem},
-                        {"candidates", candidates},
-                        {"shortlisted", shortlisted},
+// One problem's ranking: `supported` kernels support it, `shortlisted` of them were ranked;
+// `unsupported` when none does.
+struct Prediction {
+  std::string problem;
+  std::vector<select::Scored> ranked;
+  std::size_t supported = 0, shortlisted = 0;
+  GuardOutcome guard;
+  bool unsupported = false;
+};
+
+nlohmann::json to_json(const Prediction& p, const std::string& rules) {
+  nlohmann::json out = {{"problem", p.problem},
+                        {"candidates", p.supported},
+                        {"shortlisted", p.shortlisted},
                         {"ranked", nlohmann::json::array()}};
-  if (!guard.default_kernel.empty())
-    out["default_guard"] = {{"default_kernel", guard.default_kernel}, {"kept", guard.kept}};
-  for (const auto& s : ranked)
+  if (p.unsupported) out["error"] = "no kernel of rule set '" + rules + "' supports the problem";
+  if (!p.guard.default_kernel.empty())
+    out["default_guard"] = {{"default_kernel", p.guard.default_kernel}, {"kept", p.guard.kept}};
+  for (const auto& s : p.ranked)
     out["ranked"].push_back({{"kernel", s.kernel},
                              {"score", s.score},
                              {"tflops", number(s.tflops)},
@@ -82,7 +93,7 @@ void print_json(const std::string& problem, const std::vector<select::Scored>& r
                              {"bandwidth_gb_s", number(s.bandwidth_gb_s)},
                              {"efficiency", number(s.efficiency)},
                              {"probability", number(s.probability)}});
-  std::cout << out.dump(2) << "\n";
+  return out;
 }
 
 // "12.34%" left-aligned in `width` characters, "-" for NaN.
@@ -142,53 +153,113 @@ std::string guarded_default(const Operation& op, const std::string& problem,
   return kernel;
 }
 
-int run(const PredictArgs& a) {
-  auto ranker = select::Ranker::load(a.model);
-  warn_stale_features(a.model, ranker.stale_features());
-  ranker.set_cascade(select::Cascade::parse(a.cascade));
-  const std::string& op_name = a.op.empty() ? ranker.spec().op : a.op;
-  if (op_name != ranker.spec().op)
-    throw InputError("", 0, "op",
-                     "the model is for '" + ranker.spec().op + "', not '" + op_name + "'");
-  const Operation& op = find_operation(op_name);
-  std::string problem = op.canonical_problem(a.problem, "--problem");
-  auto candidates = candidates_for(a, ranker, op, problem);
-  if (candidates.empty()) {
-    std::cerr << "kselect: no kernel of rule set '" << a.rules << "' supports " << problem << "\n";
-    return kExitFailure;
+// The model, its op and the options, loaded once for every problem ranked.
+class Predictor {
+ public:
+  explicit Predictor(const PredictArgs& a)
+      : args_(a), ranker_(select::Ranker::load(a.model)), guard_(a.default_margin) {
+    warn_stale_features(a.model, ranker_.stale_features());
+    ranker_.set_cascade(select::Cascade::parse(a.cascade));
+    const std::string& op_name = a.op.empty() ? ranker_.spec().op : a.op;
+    if (op_name != ranker_.spec().op)
+      throw InputError("", 0, "op",
+                       "the model is for '" + ranker_.spec().op + "', not '" + op_name + "'");
+    op_ = &find_operation(op_name);
   }
-  if (const auto* classifier = ranker.classifier()) {
-    const auto& targets = ranker.spec().targets;
-    check_classified_context(*classifier, targets.empty() ? "target" : targets.front(), problem);
+
+  const Operation& op() const { return *op_; }
+  const select::Ranker& ranker() const { return ranker_; }
+
+  // `problem`: canonical text (Operation::canonical_problem).
+  Prediction predict(const std::string& problem) const {
+    Prediction p;
+    p.problem = problem;
+    auto candidates = candidates_for(args_, ranker_, *op_, problem);
+    if (candidates.empty()) {
+      p.unsupported = true;
+      return p;
+    }
+    if (const auto* classifier = ranker_.classifier()) {
+      const auto& targets = ranker_.spec().targets;
+      check_classified_context(*classifier, targets.empty() ? "target" : targets.front(), problem);
+    }
+    // The no-model pick, always a candidate: guarded, and kept by the shortlist.
+    const std::string no_model_pick =
+        op_->name() == "generic" ? std::string() : select::default_kernel(*op_, "default", problem);
+    if (guard_.enabled())
+      p.guard.default_kernel = guarded_default(*op_, problem, no_model_pick, candidates);
+    p.supported = candidates.size();
+    if (!args_.all_candidates) candidates = ranker_.shortlisted(candidates, no_model_pick);
+    p.shortlisted = candidates.size();
+    p.ranked = ranker_.rank(problem, candidates);
+    if (guard_.enabled()) p.guard.kept = guard_.apply(p.ranked, p.guard.default_kernel);
+    if (args_.top > 0 && p.ranked.size() > std::size_t(args_.top)) p.ranked.resize(args_.top);
+    return p;
   }
-  const select::DefaultGuard guard(a.default_margin);
-  GuardOutcome outcome;
-  // The no-model pick, always a candidate: guarded, and kept by the shortlist.
-  const std::string no_model_pick =
-      op.name() == "generic" ? std::string() : select::default_kernel(op, "default", problem);
-  if (guard.enabled())
-    outcome.default_kernel = guarded_default(op, problem, no_model_pick, candidates);
-  const std::size_t supported = candidates.size();
-  if (!a.all_candidates) candidates = ranker.shortlisted(candidates, no_model_pick);
-  auto ranked = ranker.rank(problem, candidates);
-  if (guard.enabled()) outcome.kept = guard.apply(ranked, outcome.default_kernel);
-  if (a.top > 0 && ranked.size() > std::size_t(a.top)) ranked.resize(a.top);
-  if (a.json) {
-    print_json(problem, ranked, supported, candidates.size(), outcome);
-    return kExitOk;
+
+ private:
+  const PredictArgs& args_;
+  select::Ranker ranker_;
+  const Operation* op_ = nullptr;
+  select::DefaultGuard guard_;
+};
+
+void print_text(const Prediction& p, const PredictArgs& a, const select::Ranker& ranker) {
+  if (p.unsupported) {
+    std::printf("no kernel of rule set '%s' supports it\n", a.rules.c_str());
+    return;
   }
-  print_table(ranked, ranker);
-  if (candidates.size() < supported)
+  print_table(p.ranked, ranker);
+  if (p.shortlisted < p.supported)
     std::printf(
         "ranked %zu of %zu supported kernels: the model's shortlist and the default "
         "(--all-candidates ranks all)\n",
-        candidates.size(), supported);
-  if (outcome.kept)
+        p.shortlisted, p.supported);
+  if (p.guard.kept)
     std::printf(
         "default guard: kept the default kernel (the model's pick is not predicted %s "
         "faster)\n",
         percent_cell(a.default_margin, 0).c_str());
+}
+
+int run_one(const PredictArgs& a) {
+  const Predictor predictor(a);
+  const Prediction p = predictor.predict(predictor.op().canonical_problem(a.problem, "--problem"));
+  if (p.unsupported) {
+    std::cerr << "kselect: no kernel of rule set '" << a.rules << "' supports " << p.problem
+              << "\n";
+    return kExitFailure;
+  }
+  if (a.json)
+    std::cout << to_json(p, a.rules).dump(2) << "\n";
+  else
+    print_text(p, a, predictor.ranker());
   return kExitOk;
+}
+
+// Every problem of a shape file with one load of the model: a JSON array of the single
+// problem's objects (an unsupported problem's with an `error`), or a table per problem. Exit 1
+// when some problem has no supporting kernel, after ranking the others.
+int run_batch(const PredictArgs& a) {
+  const Predictor predictor(a);
+  const auto problems = data::read_shape_csv(predictor.op(), a.problems_file);
+  nlohmann::json all = nlohmann::json::array();
+  long unsupported = 0;
+  for (const std::string& problem : problems) {
+    const Prediction p = predictor.predict(problem);
+    unsupported += p.unsupported;
+    if (a.json) {
+      all.push_back(to_json(p, a.rules));
+      continue;
+    }
+    std::printf("== %s\n", problem.c_str());
+    print_text(p, a, predictor.ranker());
+  }
+  if (a.json) std::cout << all.dump(2) << "\n";
+  if (unsupported > 0)
+    std::cerr << "kselect: " << unsupported << " of " << problems.size()
+              << " problems have no kernel of rule set '" << a.rules << "' that supports them\n";
+  return unsupported > 0 ? kExitFailure : kExitOk;
 }
 
 std::function<int()> setup(CLI::App& app) {
@@ -196,9 +267,12 @@ std::function<int()> setup(CLI::App& app) {
   auto* cmd = app.add_subcommand("predict", "Rank the kernels of a rule set for one problem");
   cmd->add_option("--model", args->model, "Model directory")->required();
   cmd->add_option("--op", args->op, "Operation (default: the model's)");
-  cmd->add_option("--problem", args->problem,
-                  "Problem, e.g. m=128,n=1536,k=7168,layout=rcr,dtype=fp32")
-      ->required();
+  auto* one = cmd->add_option("--problem", args->problem,
+                              "Problem, e.g. m=128,n=1536,k=7168,layout=rcr,dtype=fp32");
+  auto* many = cmd->add_option("--problems", args->problems_file,
+                               "Shape CSV (kselect shapes): rank every problem of it, loading "
+                               "the model once");
+  one->excludes(many);
   cmd->add_option("--rules", args->rules,
                   "Rule set of candidate kernels (not for generic models: they rank the kernels "
                   "seen in training)")
@@ -215,7 +289,11 @@ std::function<int()> setup(CLI::App& app) {
                   "fraction faster (0.05: 5%; 0: off)")
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "Print JSON");
-  return [args] { return run(*args); };
+  return [args] {
+    if (args->problem.empty() && args->problems_file.empty())
+      throw InputError("", 0, "problem", "give --problem or --problems (a shape CSV)");
+    return args->problems_file.empty() ? run_one(*args) : run_batch(*args);
+  };
 }
 
 RegisterVerb reg("predict", setup);

@@ -149,6 +149,47 @@ TEST(TrainCli, AModelTrainedOnOlderFormulasWarnsAtPrediction) {
       << stale.out;
 }
 
+// --problems ranks every problem of a shape file with one load of the model: the same picks as
+// one --problem at a time, and a problem no kernel supports reported in place (exit 1).
+TEST(TrainCli, PredictsEveryProblemOfAShapeFile) {
+  std::string db = make_store("cli_batch");
+  auto model = testing::scratch_dir("cli_batch_model");
+  ASSERT_EQ(
+      run_cli("train --db " + db + " --out " + model.string() + " --trees 5 --folds 0 --threads 1")
+          .rc,
+      0);
+  const auto shapes_dir = testing::scratch_dir("cli_batch_shapes");
+  std::filesystem::create_directories(shapes_dir);
+  const auto shapes = shapes_dir / "shapes.csv";
+  std::ofstream(shapes) << "m,n,k,layout,dtype,split_k\n64,64,64,rcr,fp32,1\n"
+                           "300,17,999,rcr,fp32,1\n64,64,64,rcr,fp32,8\n";
+  const std::string common = "predict --model " + model.string() + " --rules tiny --top 2";
+  Result batch = run_cli(common + " --problems " + shapes.string() + " --json");
+  EXPECT_EQ(batch.rc, 1) << "one problem has no supporting kernel";
+  auto all = nlohmann::json::parse(batch.out);
+  ASSERT_EQ(all.size(), 3u);
+  for (int i = 0; i < 2; ++i) {
+    const std::string problem = all[i]["problem"];
+    EXPECT_FALSE(all[i].contains("error"));
+    Result one = run_cli(common + " --problem " + problem + " --json");
+    ASSERT_EQ(one.rc, 0) << one.out;
+    EXPECT_EQ(nlohmann::json::parse(one.out), all[i]) << problem;
+  }
+  EXPECT_EQ(all[2]["problem"], "m=64,n=64,k=64,layout=rcr,dtype=fp32,split_k=8");
+  EXPECT_TRUE(all[2]["ranked"].empty());
+  EXPECT_NE(all[2]["error"].get<std::string>().find("no kernel of rule set 'tiny'"),
+            std::string::npos);
+  Result text = run_cli(common + " --problems " + shapes.string());
+  EXPECT_EQ(text.rc, 1);
+  EXPECT_NE(text.out.find("== m=300,n=17,k=999,layout=rcr,dtype=fp32"), std::string::npos)
+      << text.out;
+  // Neither or both of --problem and --problems, and a malformed shape file, are input errors.
+  EXPECT_EQ(run_cli("predict --model " + model.string()).rc, 3);
+  EXPECT_NE(run_cli(common + " --problem m=1,n=1,k=1 --problems " + shapes.string()).rc, 0);
+  std::ofstream(shapes) << "m,n,q\n1,2,3\n";
+  EXPECT_EQ(run_cli(common + " --problems " + shapes.string()).rc, 3);
+}
+
 TEST(TrainCli, BadInputsExitNonZero) {
   auto model = testing::scratch_dir("cli_bad_model");
   EXPECT_EQ(run_cli("train --db /nonexistent/x.sqlite --out " + model.string()).rc, 4);
