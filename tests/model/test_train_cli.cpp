@@ -49,6 +49,15 @@ std::string make_store(const std::string& name) {
   return path;
 }
 
+// A 5-tree model trained by the CLI on make_store(name)'s data; empty when training failed.
+std::filesystem::path small_model(const std::string& name) {
+  const std::string db = make_store(name);
+  auto model = testing::scratch_dir(name + "_model");
+  Result r =
+      run_cli("train --db " + db + " --out " + model.string() + " --trees 5 --folds 0 --threads 1");
+  return r.rc == 0 ? model : std::filesystem::path();
+}
+
 TEST(TrainCli, TrainsFromADatabaseAndPredictsRankedKernels) {
   std::string db = make_store("cli_train");
   auto model = testing::scratch_dir("cli_model");
@@ -127,12 +136,8 @@ TEST(TrainCli, TrainsFromADatabaseAndPredictsRankedKernels) {
 }
 
 TEST(TrainCli, AModelTrainedOnOlderFormulasWarnsAtPrediction) {
-  std::string db = make_store("cli_revisions");
-  auto model = testing::scratch_dir("cli_revisions_model");
-  ASSERT_EQ(
-      run_cli("train --db " + db + " --out " + model.string() + " --trees 5 --folds 0 --threads 1")
-          .rc,
-      0);
+  const auto model = small_model("cli_revisions");
+  ASSERT_FALSE(model.empty());
   auto spec = model::FeatureSpec::load(model);
   EXPECT_EQ(spec.feature_revisions.at("log2_est_cycles"), 2);  // recorded at training
   const std::vector<std::string> predict = {"predict", "--model", model.string(), "--problem",
@@ -152,12 +157,8 @@ TEST(TrainCli, AModelTrainedOnOlderFormulasWarnsAtPrediction) {
 // --problems ranks every problem of a shape file with one load of the model: the same picks as
 // one --problem at a time, and a problem no kernel supports reported in place (exit 1).
 TEST(TrainCli, PredictsEveryProblemOfAShapeFile) {
-  std::string db = make_store("cli_batch");
-  auto model = testing::scratch_dir("cli_batch_model");
-  ASSERT_EQ(
-      run_cli("train --db " + db + " --out " + model.string() + " --trees 5 --folds 0 --threads 1")
-          .rc,
-      0);
+  const auto model = small_model("cli_batch");
+  ASSERT_FALSE(model.empty());
   const auto shapes_dir = testing::scratch_dir("cli_batch_shapes");
   std::filesystem::create_directories(shapes_dir);
   const auto shapes = shapes_dir / "shapes.csv";
