@@ -50,7 +50,7 @@ def main():
     common = sorted(set(b) & set(c), key=lambda p: c[p] - b[p])
     print(f'change of the mean: {100 * sum(c[p] - b[p] for p in common) / len(common):+.3f} points '
           f'over {len(common)} problems; largest changes (seeds\' average):')
-    for p in common[:a.top] + common[-a.top:]:
+    for p in (common[:a.top] + common[-a.top:]) if a.top > 0 else []:
         print(f'  {p:44s} {100 * b[p]:6.2f}% -> {100 * c[p]:6.2f}%  {100 * (c[p] - b[p]):+6.2f}')
 
 

@@ -110,7 +110,8 @@ std::string percent_cell(double fraction, int width) {
 
 // Columns by what the model predicts: TFLOPS and/or latency (regression), the fraction of the
 // best candidate's speed (efficiency objective), the probability of being the fastest
-// (classify), or a unitless score (ranking).
+// (classify), or a score (ranking: unitless; blend: the weighted sum of its members' log
+// speeds relative to each member's pick, at most 0).
 void print_table(const std::vector<select::Scored>& ranked, const select::Ranker& ranker) {
   const std::string& objective = ranker.spec().objective;
   const bool regression = objective == "regression";
@@ -132,7 +133,7 @@ void print_table(const std::vector<select::Scored>& ranked, const select::Ranker
     if (objective == "efficiency") std::printf("%s ", percent_cell(s.efficiency, 10).c_str());
     if (objective == "classify")  // NaN: the kernel is not a class of the problem's context
       std::printf("%s ", percent_cell(s.probability, 11).c_str());
-    if (objective == "ranking") std::printf("%-10.4g ", s.score);
+    if (objective == "ranking" || objective == "blend") std::printf("%-10.4g ", s.score);
     std::printf("%s\n", s.kernel.c_str());
   }
 }

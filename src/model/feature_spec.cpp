@@ -54,6 +54,7 @@ double predicted_speed(const std::string& objective, const std::string& target, 
 }
 
 int required_format_version(const FeatureSpec& spec) {
+  if (!spec.blend.empty()) return 4;
   if (!spec.priors.empty()) return 3;
   return spec.objective == "classify" ? 2 : 1;
 }
@@ -81,6 +82,7 @@ void to_json(nlohmann::json& j, const FeatureSpec& s) {
     j["priors"][target] = {{"feature", prior.feature}, {"scale", prior.scale}};
   if (!s.shortlist.empty())
     j["shortlist"] = {{"tolerance", s.shortlist_tolerance}, {"kernels", s.shortlist}};
+  for (const auto& m : s.blend) j["blend"].push_back({{"model", m.model}, {"weight", m.weight}});
 }
 
 void from_json(const nlohmann::json& j, FeatureSpec& s) {
@@ -108,6 +110,9 @@ void from_json(const nlohmann::json& j, FeatureSpec& s) {
   const nlohmann::json shortlist = j.value("shortlist", nlohmann::json::object());
   s.shortlist = shortlist.value("kernels", std::vector<std::string>{});
   s.shortlist_tolerance = shortlist.value("tolerance", 0.0);
+  s.blend.clear();
+  for (const auto& m : j.value("blend", nlohmann::json::array()))
+    s.blend.push_back({m.at("model").get<std::string>(), m.at("weight").get<double>()});
 }
 
 namespace {
@@ -160,6 +165,15 @@ FeatureSpec FeatureSpec::load(const std::filesystem::path& dir) {
   if (!(spec.shortlist_tolerance >= 0 && spec.shortlist_tolerance < 1))
     throw StorageError(path.string() + ": shortlist tolerance " +
                        std::to_string(spec.shortlist_tolerance) + " is not in [0, 1)");
+  if ((spec.objective == "blend") != !spec.blend.empty() ||
+      (!spec.blend.empty() && spec.blend.size() < 2))
+    throw StorageError(path.string() + ": a blend lists at least two members under 'blend', " +
+                       "and only a blend does (objective '" + spec.objective + "', " +
+                       std::to_string(spec.blend.size()) + " members)");
+  for (const auto& m : spec.blend)
+    if (!(m.weight > 0 && std::isfinite(m.weight)) || m.model.empty())
+      throw StorageError(path.string() + ": blend member '" + m.model + "' has weight " +
+                         std::to_string(m.weight) + " (needs a model and a finite weight > 0)");
   if (!data::find_time_statistic(spec.time_statistic))
     throw StorageError(path.string() + ": time_statistic '" + spec.time_statistic +
                        "' is neither median nor min");

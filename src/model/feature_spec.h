@@ -13,7 +13,7 @@
 namespace kselect::model {
 
 // The newest model format this kselect reads and writes (docs/model-format.md, "Versioning").
-inline constexpr int kModelFormatVersion = 3;
+inline constexpr int kModelFormatVersion = 4;
 
 // A regression model's prior (docs/model-format.md, "Priors"): its trees learn the label's
 // residual over prior_margin(scale, row[feature]) (model/forest.h), the feature engine's own
@@ -22,6 +22,13 @@ inline constexpr int kModelFormatVersion = 3;
 struct Prior {
   std::string feature;  // a column of the model's feature list
   double scale = 1;     // label units per unit of the feature, fitted on the training rows
+};
+
+// A member of a blend (docs/model-format.md, "Blends"): a model directory, relative to the
+// blend's, and the weight of its relative log speeds in the blend's score.
+struct BlendMember {
+  std::string model;
+  double weight = 1;
 };
 
 struct FeatureSpec {
@@ -40,7 +47,8 @@ struct FeatureSpec {
   // "regression": log1p(value * scale) of each target; "ranking": pairwise ranking scores (no
   // unit); "efficiency": log(value / best value of the problem), a kernel's predicted fraction
   // of the best candidate's speed; "classify": per context, the probability that a kernel is
-  // the problem's fastest (model/classify.h) (docs/model-format.md).
+  // the problem's fastest (model/classify.h); "blend": the weighted sum of member models'
+  // relative log speeds (`blend`) (docs/model-format.md).
   std::string objective = "regression";
   nlohmann::json params;  // training parameters
   // The fitted state of an engine that learns its features from the data (the generic op's
@@ -65,6 +73,9 @@ struct FeatureSpec {
   // Empty: rank every candidate (--shortlist off, classify and generic models, older models).
   std::vector<std::string> shortlist;
   double shortlist_tolerance = 0;
+  // The blend objective's members (`kselect blend`); empty for the other objectives. A blend
+  // directory holds no model file: its other fields are its first member's.
+  std::vector<BlendMember> blend;
 
   const Prior* prior(const std::string& target) const;
   bool is_log(const std::string& target) const;

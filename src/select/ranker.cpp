@@ -1,8 +1,11 @@
 #include "select/ranker.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 #include "core/error.h"
@@ -23,6 +26,7 @@ Ranker Ranker::load(const std::filesystem::path& dir, const HardwareProfile& har
                     const std::map<std::string, nlohmann::json>& kernel_configs) {
   Ranker r;
   r.spec_ = model::FeatureSpec::load(dir);
+  if (r.spec_.objective == "blend") return load_blend(std::move(r), dir, hardware, kernel_configs);
   r.engine_ = features::make_engine(
       r.spec_.op, hardware,
       features::extend_engine_state(r.spec_.op, r.spec_.engine_state, kernel_configs));
@@ -63,6 +67,35 @@ Ranker Ranker::load(const std::filesystem::path& dir, const HardwareProfile& har
   return r;
 }
 
+// Members must predict speeds (regression or efficiency) of the blend's op and dtype: their
+// relative log speeds are what adds up.
+Ranker Ranker::load_blend(Ranker r, const std::filesystem::path& dir,
+                          const HardwareProfile& hardware,
+                          const std::map<std::string, nlohmann::json>& kernel_configs) {
+  const std::string spec_path = (dir / "feature_spec.json").string();
+  std::set<std::string> stale;
+  for (const auto& m : r.spec_.blend) {
+    auto member = std::make_unique<Ranker>(load(dir / m.model, hardware, kernel_configs));
+    const auto& ms = member->spec();
+    if (ms.objective != "regression" && ms.objective != "efficiency")
+      throw InputError(spec_path, 0, "blend",
+                       "member " + m.model + " is a " + ms.objective +
+                           " model: a blend adds predicted speeds (regression or efficiency)");
+    if (ms.op != r.spec_.op || ms.dtype != r.spec_.dtype)
+      throw InputError(spec_path, 0, "blend",
+                       "member " + m.model + " is a " + ms.op + " " + ms.dtype +
+                           " model, the blend " + r.spec_.op + " " + r.spec_.dtype);
+    if (ms.op == "generic")
+      throw InputError(spec_path, 0, "blend",
+                       "member " + m.model + " is a generic model: blends take fixed-feature ops");
+    stale.insert(member->stale_features().begin(), member->stale_features().end());
+    r.members_.push_back({std::move(member), m.weight});
+  }
+  r.stale_features_.assign(stale.begin(), stale.end());
+  r.shortlist_.insert(r.spec_.shortlist.begin(), r.spec_.shortlist.end());
+  return r;
+}
+
 bool Ranker::has_target(const std::string& target) const {
   return std::find(spec_.targets.begin(), spec_.targets.end(), target) != spec_.targets.end();
 }
@@ -73,9 +106,15 @@ void Ranker::set_cascade(const Cascade& cascade) {
                      "a classify model scores one small model per context and has no ordering "
                      "model to cut short: leave out --cascade");
   cascade_ = cascade;
+  for (auto& m : members_) m.ranker->set_cascade(cascade);
 }
 
 std::size_t Ranker::num_trees() const {
+  if (!members_.empty()) {
+    std::size_t trees = 0;
+    for (const auto& m : members_) trees += m.ranker->num_trees();
+    return trees;
+  }
   if (!classifier_) return models_[primary_].forest.num_trees();
   std::size_t trees = 0;
   for (const auto& c : classifier_->contexts())
@@ -97,6 +136,7 @@ std::vector<std::string> Ranker::shortlisted(std::span<const std::string> kernel
 }
 
 std::unique_ptr<features::KernelBlock> Ranker::prepare(std::span<const std::string> kernels) const {
+  if (!members_.empty()) return members_.front().ranker->prepare(kernels);  // same op, same block
   if (!classifier_) return engine_->prepare(kernels);
   auto block = std::make_unique<NamedKernels>();
   block->names.assign(kernels.begin(), kernels.end());
@@ -166,6 +206,13 @@ void Ranker::primary_margins(std::size_t n, std::vector<double>& out) const {
 
 void Ranker::score(std::string_view problem, const features::KernelBlock& kernels,
                    std::vector<double>& out) const {
+  if (!members_.empty()) {
+    std::vector<std::string> names(kernels.size());
+    for (std::size_t i = 0; i < names.size(); ++i) names[i] = std::to_string(i);
+    out.assign(kernels.size(), 0.0);
+    for (const auto& s : rank_blend(problem, kernels, names)) out[std::stoul(s.kernel)] = s.score;
+    return;
+  }
   check_dtype(problem);
   if (classifier_) {
     const auto* named = dynamic_cast<const NamedKernels*>(&kernels);
@@ -183,6 +230,7 @@ std::vector<Scored> Ranker::rank(std::string_view problem, const features::Kerne
                                  std::span<const std::string> names) const {
   if (names.size() != kernels.size())
     throw InputError("kernel names and prepared block differ in size");
+  if (!members_.empty()) return rank_blend(problem, kernels, names);
   std::vector<double> scores;
   score(problem, kernels, scores);  // with forest models also fills rows_ (read below)
   std::vector<Scored> out(names.size());
@@ -213,6 +261,36 @@ std::vector<Scored> Ranker::rank(std::string_view problem, const features::Kerne
       if (m.target == "bandwidth") out[i].bandwidth_gb_s = value;
     }
   }
+  std::stable_sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.score > b.score; });
+  return out;
+}
+
+// Each member's relative log speed, log(speed) minus the problem's highest (0 for its pick),
+// weighted and summed; a kernel a member's cascade cut keeps that member's penalty. The speed
+// is exp(score), the predicted fraction of the blend's pick, for the default guard; TFLOPS,
+// latency and efficiency are the first member's that predicts them.
+std::vector<Scored> Ranker::rank_blend(std::string_view problem,
+                                       const features::KernelBlock& kernels,
+                                       std::span<const std::string> names) const {
+  std::vector<Scored> out(names.size());
+  std::map<std::string_view, std::size_t> index;
+  for (std::size_t i = 0; i < names.size(); ++i) out[i].kernel = names[i], index[names[i]] = i;
+  for (const auto& m : members_) {
+    const auto ranked = m.ranker->rank(problem, kernels, names);
+    double top = -std::numeric_limits<double>::infinity();
+    for (const auto& s : ranked) top = std::max(top, std::log(std::max(s.speed, 1e-300)));
+    for (const auto& s : ranked) {
+      Scored& o = out[index.at(s.kernel)];
+      const bool cut = s.score < -Cascade::kCutPenalty / 2;
+      o.score += m.weight * (std::log(std::max(s.speed, 1e-300)) - top) -
+                 (cut ? Cascade::kCutPenalty : 0.0);
+      if (std::isnan(o.tflops)) o.tflops = s.tflops;
+      if (std::isnan(o.latency_ms)) o.latency_ms = s.latency_ms;
+      if (std::isnan(o.bandwidth_gb_s)) o.bandwidth_gb_s = s.bandwidth_gb_s;
+      if (std::isnan(o.efficiency)) o.efficiency = s.efficiency;
+    }
+  }
+  for (auto& s : out) s.speed = std::exp(s.score);
   std::stable_sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.score > b.score; });
   return out;
 }

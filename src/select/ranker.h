@@ -73,7 +73,9 @@ class Ranker {
                      const std::map<std::string, nlohmann::json>& kernel_configs = {});
 
   const model::FeatureSpec& spec() const { return spec_; }
-  const features::FeatureEngine& engine() const { return *engine_; }
+  const features::FeatureEngine& engine() const {
+    return members_.empty() ? *engine_ : members_.front().ranker->engine();
+  }
   // Model features whose formula changed since the model was trained (model::stale_features):
   // the CLI warns; retraining on the same data brings the model up to date.
   const std::vector<std::string>& stale_features() const { return stale_features_; }
@@ -113,6 +115,12 @@ class Ranker {
   };
   void predict(const TargetModel& m, std::size_t rows, std::vector<float>& raw) const;
   void check_dtype(std::string_view problem) const;
+  // A blend (FeatureSpec::blend): its members, loaded from the directories the spec names.
+  static Ranker load_blend(Ranker r, const std::filesystem::path& dir,
+                           const HardwareProfile& hardware,
+                           const std::map<std::string, nlohmann::json>& kernel_configs);
+  std::vector<Scored> rank_blend(std::string_view problem, const features::KernelBlock& kernels,
+                                 std::span<const std::string> names) const;
   // Margins of the ordering model for the n rows in rows_, through the cascade when it is on.
   void primary_margins(std::size_t n, std::vector<double>& out) const;
 
@@ -126,6 +134,11 @@ class Ranker {
   std::unique_ptr<const model::ProblemFeatures> problem_features_;
   Cascade cascade_;
   std::unordered_set<std::string> shortlist_;  // FeatureSpec::shortlist
+  struct Member {
+    std::unique_ptr<Ranker> ranker;
+    double weight;
+  };
+  std::vector<Member> members_;  // blends only
   mutable std::vector<float> rows_;
 };
 

@@ -81,8 +81,9 @@ TEST(FeatureSpec, MissingNewerOrMalformedSpecsAreStorageErrors) {
 }
 
 // Older kselect versions read format 1: only a classify model, which they would misread,
-// needs format 2, and only a model with a prior, which they would predict without, format 3.
-TEST(FeatureSpec, OnlyClassifyModelsNeedFormatTwoAndPriorsThree) {
+// needs format 2, only a model with a prior, which they would predict without, format 3, and
+// only a blend format 4.
+TEST(FeatureSpec, OnlyClassifyModelsNeedFormatTwoPriorsThreeAndBlendsFour) {
   FeatureSpec s = sample_spec();
   EXPECT_EQ(nlohmann::json(s)["format_version"], 1);
   s.objective = "classify";
@@ -92,6 +93,18 @@ TEST(FeatureSpec, OnlyClassifyModelsNeedFormatTwoAndPriorsThree) {
   s.priors["tflops"] = {"tile_m", 1.5};
   EXPECT_EQ(nlohmann::json(s)["format_version"], 3);
   EXPECT_LE(required_format_version(s), kModelFormatVersion);
+  // A blend, which they would load as its first member's model files (there are none), 4.
+  s.objective = "blend";
+  s.blend = {{"../a", 1.0}, {"../b", 2.0}};
+  EXPECT_EQ(nlohmann::json(s)["format_version"], 4);
+  EXPECT_LE(required_format_version(s), kModelFormatVersion);
+  auto dir = kselect::testing::scratch_dir("spec_blend");
+  std::filesystem::create_directories(dir);
+  s.save(dir);
+  const FeatureSpec back = FeatureSpec::load(dir);
+  ASSERT_EQ(back.blend.size(), 2u);
+  EXPECT_EQ(back.blend[1].model, "../b");
+  EXPECT_EQ(back.blend[1].weight, 2.0);
 }
 
 TEST(FeatureSpec, PriorsRoundTripAndAreCheckedOnLoad) {

@@ -191,6 +191,39 @@ TEST(TrainCli, PredictsEveryProblemOfAShapeFile) {
   EXPECT_EQ(run_cli(common + " --problems " + shapes.string()).rc, 3);
 }
 
+// kselect blend writes a model directory of two members that predict and evaluate like any
+// other; bad member lists are input errors.
+TEST(TrainCli, BlendsARegressionAndAnEfficiencyModel) {
+  const auto regression = small_model("cli_blend");
+  ASSERT_FALSE(regression.empty());
+  const std::string db = make_store("cli_blend_data");
+  const auto efficiency = testing::scratch_dir("cli_blend_efficiency");
+  ASSERT_EQ(run_cli("train --db " + db + " --out " + efficiency.string() +
+                    " --trees 5 --folds 0 --threads 1 --objective efficiency")
+                .rc,
+            0);
+  const auto blend = testing::scratch_dir("cli_blend_out");
+  const std::string members = " --model " + regression.string() + " --model " + efficiency.string();
+  Result made = run_cli("blend --out " + blend.string() + members + " --weight 1 --weight 2");
+  ASSERT_EQ(made.rc, 0) << made.out;
+  Result picked =
+      run_cli("predict --model " + blend.string() + " --problem m=64,n=64,k=64 --top 3 --json");
+  ASSERT_EQ(picked.rc, 0) << picked.out;
+  auto ranked = nlohmann::json::parse(picked.out)["ranked"];
+  ASSERT_EQ(ranked.size(), 3u);
+  EXPECT_LE(ranked[0]["score"].get<double>(), 0.0) << "relative log speeds are at most 0";
+  Result evaluated =
+      run_cli("eval --model " + blend.string() + " --db " + db + " --heldout --json");
+  ASSERT_EQ(evaluated.rc, 0) << evaluated.out;
+  EXPECT_GT(nlohmann::json::parse(evaluated.out)["efficiency"]["mean"].get<double>(), 0.5);
+
+  const std::string out = " --out " + testing::scratch_dir("cli_blend_bad").string();
+  EXPECT_EQ(run_cli("blend" + out + " --model " + regression.string()).rc, 3);
+  EXPECT_EQ(run_cli("blend" + out + members + " --weight 1").rc, 3);
+  EXPECT_EQ(run_cli("blend" + out + members + " --weight 1 --weight -1").rc, 3);
+  EXPECT_EQ(run_cli("blend" + out + members + " --model /nonexistent/model").rc, 4);
+}
+
 TEST(TrainCli, BadInputsExitNonZero) {
   auto model = testing::scratch_dir("cli_bad_model");
   EXPECT_EQ(run_cli("train --db /nonexistent/x.sqlite --out " + model.string()).rc, 4);

@@ -8,6 +8,7 @@
 #include "../model/synthetic.h"
 #include "../model/train_fixture.h"
 #include "core/error.h"
+#include "model/blend.h"
 #include "model/feature_spec.h"
 #include "model/file_io.h"
 #include "model/forest.h"
@@ -103,6 +104,71 @@ TEST(Ranker, EfficiencyModelsRankByPredictedFractionOfTheBest) {
   EXPECT_GT(ranked[0].efficiency, 0.5);
   EXPECT_TRUE(std::isnan(ranked[0].tflops) && std::isnan(ranked[0].latency_ms));
   EXPECT_GT(pick_over_best(problem, ranked[0].kernel), 0.85);
+}
+
+// A blend scores each kernel by its members' log speeds relative to each member's pick,
+// weighted and summed; its speed is exp(score).
+TEST(Ranker, BlendsAddTheMembersRelativeLogSpeeds) {
+  model::TrainOptions eff = quick_options("ranker_blend_efficiency");
+  eff.objective = "efficiency";
+  eff.folds = 0;
+  eff.trees = 30;
+  model::train(kselect::testing::synthetic_measurements(), eff);
+  const auto& reg = trained("kselect");
+  const auto dir = kselect::testing::scratch_dir("ranker_blend");
+  const auto spec = model::write_blend(dir, {{reg.out_dir, 1.0}, {eff.out_dir, 3.0}});
+  EXPECT_EQ(spec.objective, "blend");
+  ASSERT_EQ(spec.blend.size(), 2u);
+  EXPECT_EQ(model::FeatureSpec::load(dir).blend[1].weight, 3.0);
+
+  auto blend = Ranker::load(dir, fixed_hardware());
+  auto regression = Ranker::load(reg.out_dir, fixed_hardware());
+  auto efficiency = Ranker::load(eff.out_dir, fixed_hardware());
+  const auto names = candidate_names();
+  const std::string problem = "m=700,n=2000,k=1000,layout=rcr,dtype=fp32";
+  auto relative = [&](const Ranker& r) {
+    std::map<std::string, double> out;
+    double top = -1e300;
+    for (const auto& s : r.rank(problem, names)) top = std::max(top, std::log(s.speed));
+    for (const auto& s : r.rank(problem, names)) out[s.kernel] = std::log(s.speed) - top;
+    return out;
+  };
+  const auto a = relative(regression), b = relative(efficiency);
+  const auto ranked = blend.rank(problem, names);
+  ASSERT_EQ(ranked.size(), names.size());
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    const auto& s = ranked[i];
+    EXPECT_NEAR(s.score, a.at(s.kernel) + 3.0 * b.at(s.kernel), 1e-9) << s.kernel;
+    EXPECT_NEAR(s.speed, std::exp(s.score), 1e-12);
+    EXPECT_FALSE(std::isnan(s.tflops)) << "the regression member's prediction";
+    EXPECT_FALSE(std::isnan(s.efficiency)) << "the efficiency member's";
+    if (i > 0) EXPECT_GE(ranked[i - 1].score, s.score);
+  }
+  std::vector<double> scores;
+  blend.score(problem, *blend.prepare(names), scores);
+  for (std::size_t i = 0; i < names.size(); ++i)
+    EXPECT_NEAR(scores[i], a.at(names[i]) + 3.0 * b.at(names[i]), 1e-9);
+  EXPECT_EQ(blend.num_trees(), regression.num_trees() + efficiency.num_trees());
+  EXPECT_THROW(blend.rank("m=7,n=7,k=7,layout=rcr,dtype=bf16", names), InputError);
+
+  // Refused: one member, a ranking member, a weight <= 0, a spec naming a blend's members
+  // without the objective.
+  EXPECT_THROW(model::write_blend(dir, {{reg.out_dir, 1.0}}), InputError);
+  model::TrainOptions rank = quick_options("ranker_blend_ranking");
+  rank.objective = "ranking";
+  rank.folds = 0;
+  rank.trees = 5;
+  model::train(kselect::testing::synthetic_measurements(), rank);
+  EXPECT_THROW(model::write_blend(dir, {{reg.out_dir, 1.0}, {rank.out_dir, 1.0}}), InputError);
+  EXPECT_THROW(model::write_blend(dir, {{reg.out_dir, 1.0}, {eff.out_dir, 0.0}}), InputError);
+  EXPECT_THROW(model::write_blend(eff.out_dir, {{reg.out_dir, 1.0}, {eff.out_dir, 1.0}}),
+               InputError)
+      << "a trained model's directory";
+  EXPECT_EQ(model::FeatureSpec::load(eff.out_dir).objective, "efficiency");
+  model::FeatureSpec broken = spec;
+  broken.objective = "regression";
+  broken.save(dir);
+  EXPECT_THROW(model::FeatureSpec::load(dir), StorageError);
 }
 
 // The ranker's scores and XGBoost's own predictions on the same feature rows (a model with a

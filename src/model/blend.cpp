@@ -1,0 +1,62 @@
+#include "model/blend.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "core/error.h"
+
+namespace kselect::model {
+
+namespace {
+void check_member(const FeatureSpec& first, const FeatureSpec& member, const BlendInput& in) {
+  const std::string name = in.model.string();
+  if (member.objective != "regression" && member.objective != "efficiency")
+    throw InputError(name, 0, "objective",
+                     "a " + member.objective +
+                         " model predicts no speeds: a blend adds those of regression or "
+                         "efficiency models");
+  if (member.op != first.op || member.dtype != first.dtype)
+    throw InputError(name, 0, "dtype",
+                     "a " + member.op + " " + member.dtype + " model cannot join a blend of " +
+                         first.op + " " + first.dtype + " models");
+  if (!(in.weight > 0 && std::isfinite(in.weight)))
+    throw InputError(name, 0, "weight", "must be finite and > 0");
+}
+}  // namespace
+
+FeatureSpec write_blend(const std::filesystem::path& out, const std::vector<BlendInput>& members) {
+  if (members.size() < 2) throw InputError("", 0, "model", "a blend needs at least two models");
+  // Never write over a trained model: its feature_spec.json is the only description of it.
+  if (std::filesystem::exists(out / "feature_spec.json") &&
+      FeatureSpec::load(out).objective != "blend")
+    throw InputError((out / "feature_spec.json").string(), 0, "out",
+                     "holds a trained model: write the blend into another directory");
+  std::vector<FeatureSpec> specs;
+  for (const auto& m : members) specs.push_back(FeatureSpec::load(m.model));
+  FeatureSpec blend = specs.front();
+  blend.objective = "blend";
+  // The union of the members' shortlists; a member without one ranks every candidate, and so
+  // does the blend.
+  const bool ranks_all = std::any_of(specs.begin(), specs.end(),
+                                     [](const FeatureSpec& s) { return s.shortlist.empty(); });
+  std::set<std::string> shortlist;
+  std::filesystem::create_directories(out);
+  const auto base = std::filesystem::absolute(out);
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    check_member(specs.front(), specs[i], members[i]);
+    if (!ranks_all) shortlist.insert(specs[i].shortlist.begin(), specs[i].shortlist.end());
+    blend.shortlist_tolerance = std::max(blend.shortlist_tolerance, specs[i].shortlist_tolerance);
+    blend.blend.push_back(
+        {std::filesystem::absolute(members[i].model).lexically_relative(base).string(),
+         members[i].weight});
+  }
+  blend.shortlist.assign(shortlist.begin(), shortlist.end());
+  if (ranks_all) blend.shortlist_tolerance = 0;
+  blend.params = nlohmann::json::object();
+  blend.priors.clear();
+  blend.save(out);
+  return blend;
+}
+
+}  // namespace kselect::model

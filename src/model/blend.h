@@ -1,0 +1,25 @@
+#pragma once
+// Blends (docs/model-format.md, "Blends"): a model directory whose ranking is the weighted sum
+// of other model directories' relative log speeds. It holds only a feature_spec.json naming
+// its members; select::Ranker loads and adds them.
+#include <filesystem>
+#include <vector>
+
+#include "model/feature_spec.h"
+
+namespace kselect::model {
+
+struct BlendInput {
+  std::filesystem::path model;  // a model directory
+  double weight = 1;
+};
+
+// Writes <out>/feature_spec.json for a blend of `members` (at least two regression or efficiency
+// models of one op and dtype; paths stored relative to `out`) and returns it. Its other fields
+// are the first member's, its shortlist the union of the members'. InputError for fewer than
+// two members, another objective, a mixed op or dtype, a weight that is not finite and > 0, or
+// an `out` that holds a trained model (a blend there is replaced);
+// StorageError for a member without a readable feature_spec.json.
+FeatureSpec write_blend(const std::filesystem::path& out, const std::vector<BlendInput>& members);
+
+}  // namespace kselect::model
