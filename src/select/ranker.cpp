@@ -206,13 +206,7 @@ void Ranker::primary_margins(std::size_t n, std::vector<double>& out) const {
 
 void Ranker::score(std::string_view problem, const features::KernelBlock& kernels,
                    std::vector<double>& out) const {
-  if (!members_.empty()) {
-    std::vector<std::string> names(kernels.size());
-    for (std::size_t i = 0; i < names.size(); ++i) names[i] = std::to_string(i);
-    out.assign(kernels.size(), 0.0);
-    for (const auto& s : rank_blend(problem, kernels, names)) out[std::stoul(s.kernel)] = s.score;
-    return;
-  }
+  if (!members_.empty()) return blend_scores(problem, kernels, out, nullptr);
   check_dtype(problem);
   if (classifier_) {
     const auto* named = dynamic_cast<const NamedKernels*>(&kernels);
@@ -265,32 +259,54 @@ std::vector<Scored> Ranker::rank(std::string_view problem, const features::Kerne
   return out;
 }
 
-// Each member's relative log speed, log(speed) minus the problem's highest (0 for its pick),
-// weighted and summed; a kernel a member's cascade cut keeps that member's penalty. The speed
-// is exp(score), the predicted fraction of the blend's pick, for the default guard; TFLOPS,
-// latency and efficiency are the first member's that predicts them.
+// Each member's relative log speed, log(speed) minus that of the member's own pick (0 for it),
+// weighted and summed. A member's speeds come from its ordering model's margins (score(), the
+// fast path: no names, no sorting); a kernel its cascade cut keeps the cut penalty. `detail`,
+// when given, receives the first member's decoded TFLOPS, latency, bandwidth or efficiency.
+void Ranker::blend_scores(std::string_view problem, const features::KernelBlock& kernels,
+                          std::vector<double>& out, std::vector<Scored>* detail) const {
+  const std::size_t n = kernels.size();
+  out.assign(n, 0.0);
+  std::vector<double> margins, logs(n);
+  for (const auto& member : members_) {
+    const Ranker& r = *member.ranker;
+    r.score(problem, kernels, margins);
+    const TargetModel& m = r.models_[r.primary_];
+    const double sign = model::score_sign(r.spec_.objective, m.target);
+    double top = -std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (margins[i] < -Cascade::kCutPenalty / 2) {
+        logs[i] = std::nan("");
+        continue;
+      }
+      const double value = r.spec_.decode(m.target, sign * margins[i]);
+      logs[i] =
+          std::log(std::max(model::predicted_speed(r.spec_.objective, m.target, value), 1e-300));
+      top = std::max(top, logs[i]);
+      if (!detail) continue;
+      Scored& d = (*detail)[i];
+      double& field = r.spec_.objective == "efficiency" ? d.efficiency
+                      : m.target == "tflops"            ? d.tflops
+                      : m.target == "latency"           ? d.latency_ms
+                                                        : d.bandwidth_gb_s;
+      if (std::isnan(field)) field = value;
+    }
+    for (std::size_t i = 0; i < n; ++i)
+      out[i] += std::isnan(logs[i]) ? -Cascade::kCutPenalty : member.weight * (logs[i] - top);
+  }
+}
+
 std::vector<Scored> Ranker::rank_blend(std::string_view problem,
                                        const features::KernelBlock& kernels,
                                        std::span<const std::string> names) const {
   std::vector<Scored> out(names.size());
-  std::map<std::string_view, std::size_t> index;
-  for (std::size_t i = 0; i < names.size(); ++i) out[i].kernel = names[i], index[names[i]] = i;
-  for (const auto& m : members_) {
-    const auto ranked = m.ranker->rank(problem, kernels, names);
-    double top = -std::numeric_limits<double>::infinity();
-    for (const auto& s : ranked) top = std::max(top, std::log(std::max(s.speed, 1e-300)));
-    for (const auto& s : ranked) {
-      Scored& o = out[index.at(s.kernel)];
-      const bool cut = s.score < -Cascade::kCutPenalty / 2;
-      o.score += m.weight * (std::log(std::max(s.speed, 1e-300)) - top) -
-                 (cut ? Cascade::kCutPenalty : 0.0);
-      if (std::isnan(o.tflops)) o.tflops = s.tflops;
-      if (std::isnan(o.latency_ms)) o.latency_ms = s.latency_ms;
-      if (std::isnan(o.bandwidth_gb_s)) o.bandwidth_gb_s = s.bandwidth_gb_s;
-      if (std::isnan(o.efficiency)) o.efficiency = s.efficiency;
-    }
+  std::vector<double> scores;
+  blend_scores(problem, kernels, scores, &out);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    out[i].kernel = names[i];
+    out[i].score = scores[i];
+    out[i].speed = std::exp(scores[i]);
   }
-  for (auto& s : out) s.speed = std::exp(s.score);
   std::stable_sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.score > b.score; });
   return out;
 }

@@ -121,6 +121,8 @@ class Ranker {
                            const std::map<std::string, nlohmann::json>& kernel_configs);
   std::vector<Scored> rank_blend(std::string_view problem, const features::KernelBlock& kernels,
                                  std::span<const std::string> names) const;
+  void blend_scores(std::string_view problem, const features::KernelBlock& kernels,
+                    std::vector<double>& out, std::vector<Scored>* detail) const;
   // Margins of the ordering model for the n rows in rows_, through the cascade when it is on.
   void primary_margins(std::size_t n, std::vector<double>& out) const;
 
