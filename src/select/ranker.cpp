@@ -262,7 +262,8 @@ std::vector<Scored> Ranker::rank(std::string_view problem, const features::Kerne
 // Each member's relative log speed, log(speed) minus that of the member's own pick (0 for it),
 // weighted and summed. A member's speeds come from its ordering model's margins (score(), the
 // fast path: no names, no sorting); a kernel its cascade cut keeps the cut penalty. `detail`,
-// when given, receives the first member's decoded TFLOPS, latency, bandwidth or efficiency.
+// when given, receives each kernel's decoded TFLOPS, latency, bandwidth or efficiency from the
+// first member that predicts it.
 void Ranker::blend_scores(std::string_view problem, const features::KernelBlock& kernels,
                           std::vector<double>& out, std::vector<Scored>* detail) const {
   const std::size_t n = kernels.size();

@@ -7,6 +7,9 @@
 //   auto ranked = ranker.rank("m=128,n=1536,k=7168,layout=rcr,dtype=fp32", *block);
 //   ranked.front().kernel;                              // the pick
 //
+// A blend (`kselect blend`, docs/model-format.md) ranks by the weighted sum of its members'
+// log predicted speeds, each relative to that member's own pick.
+//
 // Model columns are mapped by name onto the engine's features when loading, so a model trained
 // on ck55, ck72 or an older list runs on today's engine; a model needing a feature the engine
 // does not produce fails to load with the missing names.
@@ -64,7 +67,8 @@ struct Cascade {
 class Ranker {
  public:
   // Loads feature_spec.json and model_<target>.json[.gz] from `dir` (a classify model: its
-  // per-context models, model::KernelClassifier); hw_* features come from `hardware`.
+  // per-context models, model::KernelClassifier; a blend: its members' directories,
+  // FeatureSpec::blend, each loaded as a Ranker); hw_* features come from `hardware`.
   // StorageError for a missing or corrupt file, InputError for missing features.
   // `kernel_configs`: parameters of kernels the model may not have seen (a generic model
   // ranking held-out data; see features::extend_engine_state).
