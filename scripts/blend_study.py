@@ -19,22 +19,10 @@ weights 0.25, 0.5 and 0.75 of the second. Candidates are the kernels valid in th
 every member ranked (all of them, no shortlist), so a member alone can differ slightly from its
 `kselect eval`."""
 import argparse
-import collections
 import json
 import math
-import sqlite3
 
-
-def measured(db):
-    """{problem: {kernel: fastest repeat in ms}} of the valid measurements."""
-    con = sqlite3.connect(f'file:{db}?mode=ro', uri=True)
-    times = collections.defaultdict(dict)
-    for problem, kernel, ms in con.execute(
-            'SELECT p.canonical, k.name, m.min_ms FROM measurements m '
-            'JOIN problems p ON p.id = m.problem_id JOIN kernels k ON k.id = m.kernel_id '
-            'WHERE m.valid = 1 AND m.min_ms > 0'):
-        times[problem][kernel] = ms
-    return times
+from sweep_compare import times as measured  # {problem: {kernel: fastest repeat in ms}}
 
 
 def relative_scores(path):

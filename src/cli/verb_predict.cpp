@@ -77,12 +77,17 @@ struct Prediction {
   bool unsupported = false;
 };
 
+// "no kernel of rule set 'R' supports <what>": one wording for JSON, tables and stderr.
+std::string unsupported_text(const std::string& rules, const std::string& what) {
+  return "no kernel of rule set '" + rules + "' supports " + what;
+}
+
 nlohmann::json to_json(const Prediction& p, const std::string& rules) {
   nlohmann::json out = {{"problem", p.problem},
                         {"candidates", p.supported},
                         {"shortlisted", p.shortlisted},
                         {"ranked", nlohmann::json::array()}};
-  if (p.unsupported) out["error"] = "no kernel of rule set '" + rules + "' supports the problem";
+  if (p.unsupported) out["error"] = unsupported_text(rules, "the problem");
   if (!p.guard.default_kernel.empty())
     out["default_guard"] = {{"default_kernel", p.guard.default_kernel}, {"kept", p.guard.kept}};
   for (const auto& s : p.ranked)
@@ -207,7 +212,7 @@ class Predictor {
 
 void print_text(const Prediction& p, const PredictArgs& a, const select::Ranker& ranker) {
   if (p.unsupported) {
-    std::printf("no kernel of rule set '%s' supports it\n", a.rules.c_str());
+    std::printf("%s\n", unsupported_text(a.rules, "it").c_str());
     return;
   }
   print_table(p.ranked, ranker);
@@ -227,8 +232,7 @@ int run_one(const PredictArgs& a) {
   const Predictor predictor(a);
   const Prediction p = predictor.predict(predictor.op().canonical_problem(a.problem, "--problem"));
   if (p.unsupported) {
-    std::cerr << "kselect: no kernel of rule set '" << a.rules << "' supports " << p.problem
-              << "\n";
+    std::cerr << "kselect: " << unsupported_text(a.rules, p.problem) << "\n";
     return kExitFailure;
   }
   if (a.json)

@@ -8,22 +8,21 @@
 
 namespace kselect::model {
 
-namespace {
-void check_member(const FeatureSpec& first, const FeatureSpec& member, const BlendInput& in) {
-  const std::string name = in.model.string();
+void check_blend_member(const FeatureSpec& first, const FeatureSpec& member,
+                        const std::string& member_dir) {
   if (member.objective != "regression" && member.objective != "efficiency")
-    throw InputError(name, 0, "objective",
+    throw InputError(member_dir, 0, "objective",
                      "a " + member.objective +
                          " model predicts no speeds: a blend adds those of regression or "
                          "efficiency models");
   if (member.op != first.op || member.dtype != first.dtype)
-    throw InputError(name, 0, "dtype",
+    throw InputError(member_dir, 0, "dtype",
                      "a " + member.op + " " + member.dtype + " model cannot join a blend of " +
                          first.op + " " + first.dtype + " models");
-  if (!(in.weight > 0 && std::isfinite(in.weight)))
-    throw InputError(name, 0, "weight", "must be finite and > 0");
+  if (member.op == "generic")
+    throw InputError(member_dir, 0, "op",
+                     "a generic model cannot join a blend (its kernels are its vocabulary's)");
 }
-}  // namespace
 
 FeatureSpec write_blend(const std::filesystem::path& out, const std::vector<BlendInput>& members) {
   if (members.size() < 2) throw InputError("", 0, "model", "a blend needs at least two models");
@@ -44,7 +43,9 @@ FeatureSpec write_blend(const std::filesystem::path& out, const std::vector<Blen
   std::filesystem::create_directories(out);
   const auto base = std::filesystem::absolute(out);
   for (std::size_t i = 0; i < members.size(); ++i) {
-    check_member(specs.front(), specs[i], members[i]);
+    check_blend_member(specs.front(), specs[i], members[i].model.string());
+    if (!(members[i].weight > 0 && std::isfinite(members[i].weight)))
+      throw InputError(members[i].model.string(), 0, "weight", "must be finite and > 0");
     if (!ranks_all) shortlist.insert(specs[i].shortlist.begin(), specs[i].shortlist.end());
     blend.shortlist_tolerance = std::max(blend.shortlist_tolerance, specs[i].shortlist_tolerance);
     blend.blend.push_back(

@@ -14,6 +14,12 @@ struct BlendInput {
   double weight = 1;
 };
 
+// InputError naming `member_dir` unless `member` can join a blend whose first member is
+// `first`: a regression or efficiency model (it predicts speeds) of the same op and dtype, not
+// generic (blended candidates share one prepared block).
+void check_blend_member(const FeatureSpec& first, const FeatureSpec& member,
+                        const std::string& member_dir);
+
 // Writes <out>/feature_spec.json for a blend of `members` (at least two regression or efficiency
 // models of one op and dtype; paths stored relative to `out`) and returns it. Its other fields
 // are the first member's, its shortlist the union of the members'. InputError for fewer than

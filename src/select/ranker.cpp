@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/key_values.h"
+#include "model/blend.h"
 
 namespace kselect::select {
 
@@ -67,27 +68,15 @@ Ranker Ranker::load(const std::filesystem::path& dir, const HardwareProfile& har
   return r;
 }
 
-// Members must predict speeds (regression or efficiency) of the blend's op and dtype: their
+// Members must predict speeds of the blend's op and dtype (model::check_blend_member): their
 // relative log speeds are what adds up.
 Ranker Ranker::load_blend(Ranker r, const std::filesystem::path& dir,
                           const HardwareProfile& hardware,
                           const std::map<std::string, nlohmann::json>& kernel_configs) {
-  const std::string spec_path = (dir / "feature_spec.json").string();
   std::set<std::string> stale;
   for (const auto& m : r.spec_.blend) {
     auto member = std::make_unique<Ranker>(load(dir / m.model, hardware, kernel_configs));
-    const auto& ms = member->spec();
-    if (ms.objective != "regression" && ms.objective != "efficiency")
-      throw InputError(spec_path, 0, "blend",
-                       "member " + m.model + " is a " + ms.objective +
-                           " model: a blend adds predicted speeds (regression or efficiency)");
-    if (ms.op != r.spec_.op || ms.dtype != r.spec_.dtype)
-      throw InputError(spec_path, 0, "blend",
-                       "member " + m.model + " is a " + ms.op + " " + ms.dtype +
-                           " model, the blend " + r.spec_.op + " " + r.spec_.dtype);
-    if (ms.op == "generic")
-      throw InputError(spec_path, 0, "blend",
-                       "member " + m.model + " is a generic model: blends take fixed-feature ops");
+    model::check_blend_member(r.spec_, member->spec(), (dir / m.model).string());
     stale.insert(member->stale_features().begin(), member->stale_features().end());
     r.members_.push_back({std::move(member), m.weight});
   }
