@@ -109,6 +109,10 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--near-best-weight", o.near_best_weight,
                   "Regression rows weigh efficiency^W within their problem (0: equal weights)")
       ->capture_default_str();
+  cmd->add_option("--min-efficiency", o.min_efficiency,
+                  "Train only on rows within this fraction of their problem's best (0.8: at least "
+                  "80% as fast; 0: every row); cross-validation still scores every row")
+      ->capture_default_str();
   cmd->add_option("--eta", o.eta, "Learning rate")->capture_default_str();
   cmd->add_option("--max-leaves", o.max_leaves, "Leaves per tree")->capture_default_str();
   cmd->add_option("--max-depth", o.max_depth, "Depth per tree")->capture_default_str();

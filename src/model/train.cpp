@@ -234,6 +234,18 @@ std::set<std::string> shortlist_of(const Dataset& d, const std::vector<std::size
   return kept;
 }
 
+// Per row of `rows`, whether it trains (TrainOptions::min_efficiency): its kernel reaches that
+// fraction of its problem's best. `rows` hold whole problems, as within_problem_efficiency needs.
+std::vector<bool> training_mask(const Dataset& d, const std::vector<std::size_t>& rows,
+                                const std::string& target, const TrainOptions& o) {
+  if (o.min_efficiency <= 0) return std::vector<bool>(rows.size(), true);
+  std::vector<bool> trains;
+  trains.reserve(rows.size());
+  for (double e : within_problem_efficiency(d, rows, target))
+    trains.push_back(e >= o.min_efficiency);
+  return trains;
+}
+
 // Whether a model of these options carries a shortlist: every objective that orders a rule
 // set's candidates (classify and generic models rank the kernels the model knows already).
 bool uses_shortlist(const TrainOptions& o) {
@@ -345,6 +357,7 @@ nlohmann::json params_json(const TrainOptions& o) {
           {"trees", o.trees},
           {"final_trees", o.final_trees},
           {"near_best_weight", o.near_best_weight},
+          {"min_efficiency", o.min_efficiency},
           {"parallel_trees", o.parallel_trees},
           {"prior", o.prior},
           {"shortlist", o.shortlist},
@@ -465,8 +478,8 @@ std::vector<std::size_t> target_rows(const Dataset& d, const std::string& target
 
 // Each fold's prior scale is fitted on its training rows alone, like everything else it learns.
 void cross_validate(const Dataset& d, const std::vector<std::size_t>& rows,
-                    const std::vector<float>& labels, const std::string& target,
-                    const FeatureSpec& spec, const TrainOptions& o,
+                    const std::vector<float>& labels, const std::vector<bool>& trains,
+                    const std::string& target, const FeatureSpec& spec, const TrainOptions& o,
                     std::optional<std::size_t> prior_column, RoundProgress& progress,
                     TargetResult& result) {
   const std::vector<std::string>& names = spec.features;
@@ -484,6 +497,7 @@ void cross_validate(const Dataset& d, const std::vector<std::size_t>& rows,
     std::vector<float> train_labels, valid_labels;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       bool held_out = fold_of[i] == f;
+      if (!held_out && !trains[i]) continue;
       (held_out ? valid_rows : train_rows).push_back(rows[i]);
       (held_out ? valid_labels : train_labels).push_back(labels[i]);
       if (held_out) valid_pos.push_back(i);
@@ -786,6 +800,12 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
     throw InputError("", 0, "parallel-trees", "must be in 1..64");
   if (!(o.near_best_weight >= 0 && o.near_best_weight <= 16))
     throw InputError("", 0, "near-best-weight", "must be in 0..16");
+  if (!(o.min_efficiency >= 0 && o.min_efficiency < 1))
+    throw InputError("", 0, "min-efficiency",
+                     "must be a fraction of the problem's best in [0, 1) (0: every row trains)");
+  if (o.min_efficiency > 0 && o.objective == "classify")
+    throw InputError("", 0, "min-efficiency",
+                     "the classify objective learns each problem's winner from all its rows");
   if (!(o.shortlist < 1))  // also NaN; negative values mean off
     throw InputError("", 0, "shortlist", "must be a fraction below 1 (0.01: within 1%) or off");
   if (o.trees < 1 || o.final_trees < 0 || o.folds == 1 || o.folds < 0 || o.threads < 1)
@@ -867,20 +887,25 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
       auto rows = target_rows(d, target);
       tr.rows = rows.size();
       auto labels = make_labels(d, rows, target, spec);
+      const std::vector<bool> trains = training_mask(d, rows, target, o);
       const FeatureSpec* continued = o.warm_start.empty() ? nullptr : &previous;
       const auto column = prior_column(o, *engine, schema, continued, target);
-      if (cv) cross_validate(d, rows, labels, target, spec, o, column, progress, tr);
+      if (cv) cross_validate(d, rows, labels, trains, target, spec, o, column, progress, tr);
+      std::vector<std::size_t> final_rows;
+      std::vector<float> final_labels;
+      for (std::size_t i = 0; i < rows.size(); ++i)
+        if (trains[i]) final_rows.push_back(rows[i]), final_labels.push_back(labels[i]);
       std::optional<RowPrior> prior;
       if (column) {
-        const double scale =
-            continued ? continued->prior(target)->scale : fit_prior_scale(d, rows, labels, *column);
+        const double scale = continued ? continued->prior(target)->scale
+                                       : fit_prior_scale(d, final_rows, final_labels, *column);
         prior = RowPrior{*column, scale};
         spec.priors[target] = {schema.features[*column], scale};
       }
       if (uses_shortlist(o) && target == ordering_target(o.targets))
         set_shortlist(spec, shortlist_of(d, rows, target, o.shortlist), o,
                       o.warm_start.empty() ? nullptr : &previous);
-      fit_final(d, rows, labels, target, schema.features, o, prior, progress, tr);
+      fit_final(d, final_rows, final_labels, target, schema.features, o, prior, progress, tr);
     }
     nlohmann::json folds = nlohmann::json::array();
     for (const auto& f : tr.folds) folds.push_back(fold_json(f));

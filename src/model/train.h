@@ -52,6 +52,12 @@ struct TrainOptions {
   // rows weigh 1): capacity goes to ordering the fast kernels, which decide the pick. 2 raised
   // the study's out-of-fold mean and P10 for both dtypes over three seeds (docs/benchmarks.md).
   double near_best_weight = 2;
+  // Only rows whose kernel reaches this fraction of its problem's best train (0: every row);
+  // cross-validation still predicts and scores every row of a held-out fold. A model of the
+  // near-best rows alone learns the fine order among a problem's contenders, and blended with
+  // a regression of every row (kselect blend) it picks better than either (docs/benchmarks.md,
+  // "A near-best efficiency model").
+  double min_efficiency = 0;
   // Trees fitted per boosting round on different row/feature samples and averaged (XGBoost's
   // num_parallel_tree): a bagged ensemble inside one model, less variance from the sampling.
   int parallel_trees = 1;

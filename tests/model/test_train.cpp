@@ -140,6 +140,35 @@ TEST(Train, NearBestWeightsChangeTheFitAndAreRecorded) {
   EXPECT_NE(error_of(synthetic_measurements(), o).find("near-best-weight"), std::string::npos);
 }
 
+TEST(Train, MinEfficiencyTrainsOnNearBestRowsAndStillScoresEveryRow) {
+  auto data = synthetic_measurements();
+  std::map<std::string, double> best;  // each problem's best TFLOPS
+  for (const auto& m : data) best[m.problem] = std::max(best[m.problem], m.tflops);
+  std::size_t near = 0;
+  for (const auto& m : data) near += m.tflops >= 0.8 * best[m.problem];
+  ASSERT_GT(near, best.size());
+  ASSERT_LT(near, data.size());
+
+  TrainOptions o = quick_options("train_min_efficiency");
+  o.objective = "efficiency", o.folds = 3;
+  train(data, o);
+  const std::string every_row_model = read_file(o.out_dir / "model_tflops.json");
+  o.min_efficiency = 0.8;
+  TrainResult r = train(data, o);
+  std::size_t trained = 0, scored = 0;
+  for (const FoldResult& f : r.targets[0].folds) trained += f.train_rows, scored += f.valid_rows;
+  EXPECT_EQ(trained, near * std::size_t(o.folds - 1));  // a near-best row trains in 2 of 3 folds
+  EXPECT_EQ(scored, data.size());
+  EXPECT_EQ(eval::read_oof_csv((o.out_dir / "oof_tflops.csv").string()).size(), data.size());
+  EXPECT_NE(read_file(o.out_dir / "model_tflops.json"), every_row_model);
+  EXPECT_EQ(FeatureSpec::load(o.out_dir).params["min_efficiency"], 0.8);
+
+  for (double bad : {1.0, -0.1, std::nan("")}) {
+    o.min_efficiency = bad;
+    EXPECT_NE(error_of(data, o).find("min-efficiency"), std::string::npos) << bad;
+  }
+}
+
 TEST(Train, OutOfFoldFileHasOneRowPerValidMeasurementAndNeverSplitsAShape) {
   auto data = synthetic_measurements();
   TrainOptions o = quick_options("train_oof");

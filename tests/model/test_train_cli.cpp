@@ -66,6 +66,7 @@ TEST(TrainCli, TrainsFromADatabaseAndPredictsRankedKernels) {
               " --trees 30 --folds 3 --threads 1 --target all --json --eta 0.2"
               " --max-leaves 15 --max-depth 6 --min-child-weight 3 --subsample 0.9"
               " --colsample 0.7 --final-trees 12 --near-best-weight 1 --seed 5 --parallel-trees 2"
+              " --min-efficiency 0.5"
               " --prior off");
   ASSERT_EQ(t.rc, 0) << t.out;
   auto result = nlohmann::json::parse(t.out);
@@ -80,6 +81,7 @@ TEST(TrainCli, TrainsFromADatabaseAndPredictsRankedKernels) {
   EXPECT_EQ(params["subsample"], 0.9);
   EXPECT_EQ(params["colsample_bytree"], 0.7);
   EXPECT_EQ(params["near_best_weight"], 1.0);
+  EXPECT_EQ(params["min_efficiency"], 0.5);
   EXPECT_EQ(params["seed"], 5);
   EXPECT_EQ(params["parallel_trees"], 2);
   EXPECT_EQ(params["prior"], false);
