@@ -140,6 +140,39 @@ std::vector<Prediction> to_predictions(const std::vector<OofRow>& rows, const st
   return out;
 }
 
+std::vector<Prediction> blend_predictions(const std::vector<std::vector<Prediction>>& members,
+                                          const std::vector<double>& weights) {
+  using Pair = std::pair<std::string, std::string>;
+  struct Sum {
+    double score = 0;
+    int seen = 0;
+    bool listed = false;
+    const Prediction* first = nullptr;
+  };
+  std::map<Pair, Sum> sums;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    std::map<std::string, double> top;  // the member's highest log speed per problem
+    for (const auto& p : members[i]) {
+      auto [it, fresh] = top.emplace(p.problem, std::log(std::max(p.speed, 1e-300)));
+      if (!fresh) it->second = std::max(it->second, std::log(std::max(p.speed, 1e-300)));
+    }
+    for (const auto& p : members[i]) {
+      Sum& s = sums[{p.problem, p.kernel}];
+      if (s.seen != int(i)) continue;  // a pair an earlier member did not predict, or a repeat
+      s.score += weights[i] * (std::log(std::max(p.speed, 1e-300)) - top[p.problem]);
+      s.listed = s.listed || p.shortlisted;
+      if (i == 0) s.first = &p;
+      ++s.seen;
+    }
+  }
+  std::vector<Prediction> out;
+  for (const auto& [pair, s] : sums)
+    if (s.seen == int(members.size()))
+      out.push_back(
+          {pair.first, pair.second, s.score, s.first->predicted, std::exp(s.score), s.listed});
+  return out;
+}
+
 OofMatch match_database(const std::vector<OofRow>& rows,
                         const std::vector<data::Measurement>& measurements,
                         const std::string& target) {

@@ -40,6 +40,15 @@ std::vector<OofRow> read_oof_csv(const std::string& path, const Canonicalizer& c
 std::vector<Prediction> to_predictions(const std::vector<OofRow>& rows, const std::string& target,
                                        const std::string& objective = "regression");
 
+// A blend's out-of-fold predictions (docs/model-format.md, "Blends") from its members' (each
+// as to_predictions made them, members[i] weighing weights[i]): the (problem, kernel) pairs
+// every member predicted, scored as select::Ranker scores a blend, the weighted sum of each
+// member's log predicted speed minus that of its fastest-predicted kernel of the problem.
+// `predicted` is the first member's (NaN unless a regression's), `speed` exp(score); a kernel is
+// shortlisted when any member's fold listed it (a blend's shortlist is its members' union).
+std::vector<Prediction> blend_predictions(const std::vector<std::vector<Prediction>>& members,
+                                          const std::vector<double>& weights);
+
 // How well the file matches a database: rows whose (problem, kernel) is a valid measurement,
 // and among those, rows whose `measured` differs by more than 0.1% from every valid
 // measurement of the pair in the database.

@@ -7,11 +7,13 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/progress.h"
+#include "core/text.h"
 #include "data/store.h"
 #include "eval/oof_file.h"
 #include "model/feature_spec.h"
@@ -37,32 +39,65 @@ int sweep_threads(const data::Store& store) {
   return 0;
 }
 
-std::string oof_path(const EvalJob& job) {
-  if (!job.oof_file.empty()) return job.oof_file;
-  if (job.model_dir.empty()) return "";
-  return (fs::path(job.model_dir) / ("oof_" + job.options.target + ".csv")).string();
+// The out-of-fold files an evaluation reads: --oof-file; a blend's members' (one per member,
+// <member>/oof_<target>.csv); or <model>/oof_<target>.csv. None without a model or file.
+std::vector<std::string> oof_paths(const EvalJob& job,
+                                   const std::optional<model::FeatureSpec>& spec) {
+  const bool blend = spec && spec->objective == "blend";
+  if (!job.oof_file.empty()) {
+    if (blend)
+      throw InputError(job.oof_file, 0, "oof-file",
+                       "a blend is scored from its members' out-of-fold files, not from one file");
+    return {job.oof_file};
+  }
+  if (job.model_dir.empty()) return {};
+  const std::string name = "oof_" + job.options.target + ".csv";
+  if (!blend) return {(fs::path(job.model_dir) / name).string()};
+  std::vector<std::string> paths;
+  for (const auto& member : spec->blend)
+    paths.push_back((fs::path(job.model_dir) / member.model / name).string());
+  return paths;
 }
 
-std::vector<Prediction> out_of_fold(const EvalJob& job, const std::string& path,
-                                    const Operation& op, const std::string& objective,
+// The objective of the model whose out-of-fold file `index` of oof_paths() is.
+std::string oof_objective(const EvalJob& job, const std::optional<model::FeatureSpec>& spec,
+                          std::size_t index) {
+  if (!spec) return "regression";
+  if (spec->objective != "blend") return spec->objective;
+  return model::FeatureSpec::load(fs::path(job.model_dir) / spec->blend[index].model).objective;
+}
+
+std::vector<Prediction> out_of_fold(const EvalJob& job, const std::vector<std::string>& paths,
+                                    const Operation& op,
+                                    const std::optional<model::FeatureSpec>& spec,
                                     const std::vector<data::Measurement>& measurements,
                                     EvalOutcome& outcome, std::map<std::string, int>& folds) {
-  auto rows = read_oof_csv(path, [&op](std::string_view text, const std::string& source) {
-    return op.canonical_problem(text, source);
-  });
-  for (const auto& r : rows) folds[r.problem] = r.fold;
-  OofMatch match = match_database(rows, measurements, job.options.target);
-  if (match.joined == 0)
-    throw InputError(path, 0, "",
-                     "none of its " + std::to_string(match.rows) +
-                         " predictions matches a valid measurement in " + job.db +
-                         ": these are not out-of-fold predictions for this database (use "
-                         "--heldout to score it with the model)");
-  outcome.oof_rows = match.rows;
-  outcome.oof_mismatched = match.mismatched;
-  if (job.all_candidates)
-    for (auto& r : rows) r.shortlisted = true;
-  return to_predictions(rows, job.options.target, objective);
+  std::vector<std::vector<Prediction>> members;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const std::string& path = paths[i];
+    auto rows = read_oof_csv(path, [&op](std::string_view text, const std::string& source) {
+      return op.canonical_problem(text, source);
+    });
+    OofMatch match = match_database(rows, measurements, job.options.target);
+    if (match.joined == 0)
+      throw InputError(path, 0, "",
+                       "none of its " + std::to_string(match.rows) +
+                           " predictions matches a valid measurement in " + job.db +
+                           ": these are not out-of-fold predictions for this database (use "
+                           "--heldout to score it with the model)");
+    if (i == 0) {  // a blend's members were trained on the same database: the first speaks
+      for (const auto& r : rows) folds[r.problem] = r.fold;
+      outcome.oof_rows = match.rows;
+      outcome.oof_mismatched = match.mismatched;
+    }
+    if (job.all_candidates)
+      for (auto& r : rows) r.shortlisted = true;
+    members.push_back(to_predictions(rows, job.options.target, oof_objective(job, spec, i)));
+  }
+  if (members.size() == 1) return std::move(members.front());
+  std::vector<double> weights;
+  for (const auto& member : spec->blend) weights.push_back(member.weight);
+  return blend_predictions(members, weights);
 }
 
 double predicted_value(const select::Scored& s, const std::string& target) {
@@ -212,11 +247,13 @@ void set_default_policy(const EvalJob& job, const Operation& op,
   };
 }
 
-bool use_out_of_fold(const EvalJob& job, const std::string& path) {
+bool use_out_of_fold(const EvalJob& job, const std::vector<std::string>& paths) {
+  auto missing =
+      std::find_if(paths.begin(), paths.end(), [](const std::string& p) { return !fs::exists(p); });
   switch (job.protocol) {
     case Protocol::kOutOfFold:
-      if (path.empty() || !fs::exists(path))
-        throw InputError(path, 0, "",
+      if (paths.empty() || missing != paths.end())
+        throw InputError(paths.empty() ? "" : *missing, 0, "",
                          "no out-of-fold prediction file (train with --folds, or "
                          "give --oof-file)");
       return true;
@@ -225,7 +262,7 @@ bool use_out_of_fold(const EvalJob& job, const std::string& path) {
     case Protocol::kAuto:
       break;
   }
-  return !path.empty() && fs::exists(path);
+  return !paths.empty() && missing == paths.end();
 }
 
 }  // namespace
@@ -256,14 +293,13 @@ EvalOutcome run_eval(const EvalJob& job) {
   if (options.cores <= 0) options.cores = sweep_threads(store);
 
   EvalOutcome outcome;
-  std::string path = oof_path(resolved);
+  const std::vector<std::string> paths = oof_paths(resolved, spec);
   std::vector<Prediction> predictions;
   std::map<std::string, int> folds;
-  if (use_out_of_fold(resolved, path)) {
+  if (use_out_of_fold(resolved, paths)) {
     outcome.protocol = "out-of-fold";
-    outcome.predictions = path;
-    const std::string objective = spec ? spec->objective : "regression";
-    predictions = out_of_fold(resolved, path, op, objective, measurements, outcome, folds);
+    outcome.predictions = join(paths, ", ");
+    predictions = out_of_fold(resolved, paths, op, spec, measurements, outcome, folds);
     set_default_policy(job, op, spec, measurements, &folds, options);
   } else {
     outcome.protocol = "held-out";

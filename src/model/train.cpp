@@ -867,6 +867,11 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
   if (o.data_op != o.op) spec.data_op = o.data_op;
   spec.time_statistic = data::to_string(o.time_statistic);
   bool cv = o.warm_start.empty() && o.folds > 0;
+  if (!cv)  // an earlier training's files there would pass for this model's out-of-fold results
+    for (const auto& target : o.targets) {
+      std::filesystem::remove(o.out_dir / ("oof_" + target + ".csv"));
+      std::filesystem::remove(o.out_dir / ("cv_metrics_" + target + ".json"));
+    }
   long per_target = cv ? long(o.folds + 1) * o.trees : o.warm_start.empty() ? o.trees : o.add_trees;
   RoundProgress progress(o, per_target * long(o.targets.size()));
   TrainResult result;

@@ -110,5 +110,26 @@ TEST(OofFile, LatencyPredictionsRankLowestFirst) {
     }
 }
 
+// A blend adds each member's log speed relative to that member's fastest kernel of the problem,
+// over the pairs all members predicted (select::Ranker's blend score).
+TEST(OofFile, BlendPredictionsAddTheMembersRelativeLogSpeeds) {
+  const double nan = std::nan("");
+  std::vector<Prediction> regression = {{"p", "k1", 0, 2.0, 2.0, false},
+                                        {"p", "k2", 0, 1.0, 1.0, true},
+                                        {"p", "k3", 0, 4.0, 4.0, true}};
+  std::vector<Prediction> efficiency = {{"p", "k2", 0, nan, 0.5, true},
+                                        {"p", "k1", 0, nan, 1.0, true}};  // no k3
+  std::vector<Prediction> blend = blend_predictions({regression, efficiency}, {1.0, 2.0});
+  ASSERT_EQ(blend.size(), 2u);
+  const Prediction& k1 = blend[0].kernel == "k1" ? blend[0] : blend[1];
+  const Prediction& k2 = blend[0].kernel == "k1" ? blend[1] : blend[0];
+  EXPECT_DOUBLE_EQ(k1.score, std::log(2.0 / 4.0));  // 1 x log(2/4) + 2 x log(1/1)
+  EXPECT_DOUBLE_EQ(k2.score, std::log(1.0 / 4.0) + 2 * std::log(0.5));
+  EXPECT_DOUBLE_EQ(k1.speed, std::exp(k1.score));
+  EXPECT_DOUBLE_EQ(k1.predicted, 2.0);  // the first member's
+  EXPECT_TRUE(k1.shortlisted);          // listed by the second member
+  EXPECT_TRUE(k2.shortlisted);
+}
+
 }  // namespace
 }  // namespace kselect::eval

@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/key_values.h"
 #include "data/store.h"
+#include "model/blend.h"
 #include "model/feature_spec.h"
 #include "ops/gemm/config.h"
 #include "ops/operation.h"
@@ -139,6 +140,43 @@ TEST_F(RunEval, ReplicateAddsTheSecondSweepBaselines) {
   EXPECT_EQ(run_eval(job(Protocol::kAuto)).report.baselines.count("replicate_oracle"), 0u);
   j.replicate_db = "/nonexistent/replicate.sqlite";
   EXPECT_ANY_THROW(run_eval(j));
+}
+
+// A blend of models with out-of-fold files is scored out of fold from its members' files; a
+// blend of a model with itself picks as the model does.
+TEST_F(RunEval, ABlendIsScoredFromItsMembersOutOfFoldFiles) {
+  const auto regression = train_result().dir;
+  auto options = kselect::testing::quick_options("run_eval_near");
+  options.folds = 3, options.objective = "efficiency", options.min_efficiency = 0.8;
+  model::train(rows(), options);
+  const auto blend = kselect::testing::scratch_dir("run_eval_blend");
+  model::write_blend(blend, {{regression, 1}, {options.out_dir, 1}});
+  EvalJob j = job(Protocol::kAuto);
+  j.model_dir = blend.string();
+  EvalOutcome out = run_eval(j);
+  EXPECT_EQ(out.protocol, "out-of-fold");
+  EXPECT_EQ(out.report.problems, 18);
+  EXPECT_NE(out.predictions.find(options.out_dir.filename().string() + "/oof_tflops.csv"),
+            std::string::npos);
+  EXPECT_GT(out.report.efficiency.mean, 0.8);
+
+  const auto itself = kselect::testing::scratch_dir("run_eval_self_blend");
+  model::write_blend(itself, {{regression, 1}, {regression, 3}});
+  j.model_dir = itself.string();
+  EvalOutcome same = run_eval(j);
+  EvalOutcome alone = run_eval(job(Protocol::kAuto));
+  EXPECT_DOUBLE_EQ(same.report.efficiency.mean, alone.report.efficiency.mean);
+  EXPECT_DOUBLE_EQ(same.report.top1, alone.report.top1);
+
+  j.oof_file = (regression / "oof_tflops.csv").string();  // one file cannot score a blend
+  EXPECT_THROW(run_eval(j), InputError);
+  j.oof_file.clear();
+  options.folds = 0;  // a member without out-of-fold predictions: held out, unless required
+  model::train(rows(), options);
+  j.model_dir = blend.string();
+  EXPECT_EQ(run_eval(j).protocol, "held-out");
+  j.protocol = Protocol::kOutOfFold;
+  EXPECT_THROW(run_eval(j), InputError);
 }
 
 TEST_F(RunEval, OutOfFoldRequiredButMissing) {
