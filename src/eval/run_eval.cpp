@@ -55,7 +55,7 @@ std::vector<std::string> oof_paths(const EvalJob& job,
   if (!blend) return {(fs::path(job.model_dir) / name).string()};
   std::vector<std::string> paths;
   for (const auto& member : spec->blend)
-    paths.push_back((fs::path(job.model_dir) / member.model / name).string());
+    paths.push_back((fs::path(job.model_dir) / member.model / name).lexically_normal().string());
   return paths;
 }
 
