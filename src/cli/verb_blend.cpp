@@ -15,6 +15,7 @@ struct BlendArgs {
   std::string out;
   std::vector<std::string> models;
   std::vector<double> weights;
+  std::size_t survivors = model::kDefaultBlendSurvivors;
 };
 
 int run(const BlendArgs& a) {
@@ -25,7 +26,7 @@ int run(const BlendArgs& a) {
   std::vector<model::BlendInput> members;
   for (std::size_t i = 0; i < a.models.size(); ++i)
     members.push_back({a.models[i], a.weights.empty() ? 1.0 : a.weights[i]});
-  const auto spec = model::write_blend(a.out, members);
+  const auto spec = model::write_blend(a.out, members, a.survivors);
   try {
     select::Ranker::load(a.out);  // the members load: their model files and features are there
   } catch (...) {
@@ -47,6 +48,9 @@ std::function<int()> setup(CLI::App& app) {
       ->required();
   cmd->add_option("--weight", a->weights,
                   "The members' weights, in --model order (default 1 each)");
+  cmd->add_option("--survivors", a->survivors,
+                  "The later members score the first member's best this many candidates (0: all)")
+      ->capture_default_str();
   return [a] { return run(*a); };
 }
 

@@ -24,7 +24,8 @@ void check_blend_member(const FeatureSpec& first, const FeatureSpec& member,
                      "a generic model cannot join a blend (its kernels are its vocabulary's)");
 }
 
-FeatureSpec write_blend(const std::filesystem::path& out, const std::vector<BlendInput>& members) {
+FeatureSpec write_blend(const std::filesystem::path& out, const std::vector<BlendInput>& members,
+                        std::size_t survivors) {
   if (members.size() < 2) throw InputError("", 0, "model", "a blend needs at least two models");
   // Never write over a trained model: its feature_spec.json is the only description of it.
   if (std::filesystem::exists(out / "feature_spec.json") &&
@@ -54,6 +55,7 @@ FeatureSpec write_blend(const std::filesystem::path& out, const std::vector<Blen
   }
   blend.shortlist.assign(shortlist.begin(), shortlist.end());
   if (ranks_all) blend.shortlist_tolerance = 0;
+  blend.blend_survivors = survivors;
   blend.params = nlohmann::json::object();
   blend.priors.clear();
   blend.save(out);

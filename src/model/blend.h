@@ -2,6 +2,7 @@
 // Blends (docs/model-format.md, "Blends"): a model directory whose ranking is the weighted sum
 // of other model directories' relative log speeds. It holds only a feature_spec.json naming
 // its members; select::Ranker loads and adds them.
+#include <cstddef>
 #include <filesystem>
 #include <vector>
 
@@ -20,12 +21,20 @@ struct BlendInput {
 void check_blend_member(const FeatureSpec& first, const FeatureSpec& member,
                         const std::string& member_dir);
 
+// The later members of a blend written by `kselect blend` score the first member's best 8
+// candidates: on the five held-out splits of docs/benchmarks.md ("A near-best efficiency
+// model") the picks were as good as with every candidate, at a fraction of the second
+// member's cost.
+inline constexpr std::size_t kDefaultBlendSurvivors = 8;
+
 // Writes <out>/feature_spec.json for a blend of `members` (at least two regression or efficiency
-// models of one op and dtype; paths stored relative to `out`) and returns it. Its other fields
-// are the first member's, its shortlist the union of the members'. InputError for fewer than
-// two members, another objective, a mixed op or dtype, a weight that is not finite and > 0, or
-// an `out` that holds a trained model (a blend there is replaced);
-// StorageError for a member without a readable feature_spec.json.
-FeatureSpec write_blend(const std::filesystem::path& out, const std::vector<BlendInput>& members);
+// models of one op and dtype; paths stored relative to `out`), whose later members score the
+// first member's best `survivors` candidates (FeatureSpec::blend_survivors; 0: all), and returns
+// it. Its other fields are the first member's, its shortlist the union of the members'. InputError
+// for fewer than two members, another objective, a mixed op or dtype, a weight that is not finite
+// and > 0, or an `out` that holds a trained model (a blend there is replaced); StorageError for a
+// member without a readable feature_spec.json.
+FeatureSpec write_blend(const std::filesystem::path& out, const std::vector<BlendInput>& members,
+                        std::size_t survivors = kDefaultBlendSurvivors);
 
 }  // namespace kselect::model

@@ -54,7 +54,7 @@ double predicted_speed(const std::string& objective, const std::string& target, 
 }
 
 int required_format_version(const FeatureSpec& spec) {
-  if (!spec.blend.empty()) return 4;
+  if (!spec.blend.empty()) return spec.blend_survivors > 0 ? 5 : 4;
   if (!spec.priors.empty()) return 3;
   return spec.objective == "classify" ? 2 : 1;
 }
@@ -83,6 +83,7 @@ void to_json(nlohmann::json& j, const FeatureSpec& s) {
   if (!s.shortlist.empty())
     j["shortlist"] = {{"tolerance", s.shortlist_tolerance}, {"kernels", s.shortlist}};
   for (const auto& m : s.blend) j["blend"].push_back({{"model", m.model}, {"weight", m.weight}});
+  if (!s.blend.empty() && s.blend_survivors > 0) j["blend_survivors"] = s.blend_survivors;
 }
 
 void from_json(const nlohmann::json& j, FeatureSpec& s) {
@@ -113,6 +114,7 @@ void from_json(const nlohmann::json& j, FeatureSpec& s) {
   s.blend.clear();
   for (const auto& m : j.value("blend", nlohmann::json::array()))
     s.blend.push_back({m.at("model").get<std::string>(), m.at("weight").get<double>()});
+  s.blend_survivors = j.value("blend_survivors", std::size_t(0));
 }
 
 namespace {

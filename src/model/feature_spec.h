@@ -13,7 +13,7 @@
 namespace kselect::model {
 
 // The newest model format this kselect reads and writes (docs/model-format.md, "Versioning").
-inline constexpr int kModelFormatVersion = 4;
+inline constexpr int kModelFormatVersion = 5;
 
 // A regression model's prior (docs/model-format.md, "Priors"): its trees learn the label's
 // residual over prior_margin(scale, row[feature]) (model/forest.h), the feature engine's own
@@ -76,6 +76,9 @@ struct FeatureSpec {
   // The blend objective's members (`kselect blend`); empty for the other objectives. A blend
   // directory holds no model file: its other fields are its first member's.
   std::vector<BlendMember> blend;
+  // How many candidates the blend's later members score: the first member's best this many
+  // (the others rank after them, in the first member's order); 0: every candidate.
+  std::size_t blend_survivors = 0;
 
   const Prior* prior(const std::string& target) const;
   bool is_log(const std::string& target) const;

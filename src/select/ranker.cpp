@@ -78,7 +78,10 @@ Ranker Ranker::load_blend(Ranker r, const std::filesystem::path& dir,
     auto member = std::make_unique<Ranker>(load(dir / m.model, hardware, kernel_configs));
     model::check_blend_member(r.spec_, member->spec(), (dir / m.model).string());
     stale.insert(member->stale_features().begin(), member->stale_features().end());
-    r.members_.push_back({std::move(member), m.weight});
+    const bool shares_rows =
+        !r.members_.empty() &&
+        member->engine().all_features() == r.members_.front().ranker->engine().all_features();
+    r.members_.push_back({std::move(member), m.weight, shares_rows});
   }
   r.stale_features_.assign(stale.begin(), stale.end());
   r.shortlist_.insert(r.spec_.shortlist.begin(), r.spec_.shortlist.end());
@@ -248,41 +251,89 @@ std::vector<Scored> Ranker::rank(std::string_view problem, const features::Kerne
   return out;
 }
 
+void Ranker::row_margins(std::span<const float* const> rows, std::vector<double>& out) const {
+  const TargetModel& m = models_[primary_];
+  const double sign = model::score_sign(spec_.objective, m.target);
+  thread_local std::vector<float> raw;
+  raw.resize(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) raw[i] = m.forest.start_margin(rows[i]);
+  m.forest.accumulate(rows.data(), rows.size(), 0, m.forest.num_trees(), raw.data());
+  out.resize(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) out[i] = sign * double(raw[i]);
+}
+
+void Ranker::member_margins(std::size_t k, std::string_view problem,
+                            const features::KernelBlock& kernels,
+                            std::span<const std::size_t> scored, std::vector<double>& out) const {
+  const Member& member = members_[k];
+  if (k > 0 && member.shares_rows) {  // the first member's score() extracted every row
+    const Ranker& first = *members_.front().ranker;
+    if (scored.size() == kernels.size()) {  // all of them: through the member's own cascade
+      member.ranker->rows_ = first.rows_;
+      member.ranker->primary_margins(scored.size(), out);
+      return;
+    }
+    thread_local std::vector<const float*> rows;
+    rows.clear();
+    for (std::size_t i : scored) rows.push_back(first.rows_.data() + i * first.all_columns_.size());
+    member.ranker->row_margins(rows, out);
+    return;
+  }
+  thread_local std::vector<double> all;
+  member.ranker->score(problem, kernels, all);
+  out.resize(scored.size());
+  for (std::size_t j = 0; j < scored.size(); ++j) out[j] = all[scored[j]];
+}
+
 // Each member's relative log speed, log(speed) minus that of the member's own pick (0 for it),
-// weighted and summed. A member's speeds come from its ordering model's margins (score(), the
-// fast path: no names, no sorting); a kernel its cascade cut keeps the cut penalty. `detail`,
-// when given, receives each kernel's decoded TFLOPS, latency, bandwidth or efficiency from the
-// first member that predicts it.
+// weighted and summed. A member's speeds come from its ordering model's margins (the fast path:
+// no names, no sorting); a kernel its cascade cut keeps the cut penalty. The later members
+// score only the first member's best FeatureSpec::blend_survivors candidates (the rest rank
+// after them, in the first member's order), from the first member's feature rows when their
+// engines' columns agree. `detail`, when given, receives each kernel's decoded TFLOPS, latency,
+// bandwidth or efficiency from the first member that predicts it.
 void Ranker::blend_scores(std::string_view problem, const features::KernelBlock& kernels,
                           std::vector<double>& out, std::vector<Scored>* detail) const {
   const std::size_t n = kernels.size();
   out.assign(n, 0.0);
-  std::vector<double> margins, logs(n);
-  for (const auto& member : members_) {
-    const Ranker& r = *member.ranker;
-    r.score(problem, kernels, margins);
+  std::vector<std::size_t> scored(n);
+  std::iota(scored.begin(), scored.end(), std::size_t(0));
+  std::vector<double> margins, logs;
+  for (std::size_t k = 0; k < members_.size(); ++k) {
+    const std::size_t survivors = spec_.blend_survivors;
+    if (k == 1 && survivors > 0 && survivors < n) {  // out holds the first member's scores
+      std::nth_element(scored.begin(), scored.begin() + std::ptrdiff_t(survivors), scored.end(),
+                       [&](std::size_t a, std::size_t b) { return out[a] > out[b]; });
+      scored.resize(survivors);
+      std::sort(scored.begin(), scored.end());
+      std::vector<bool> kept(n, false);
+      for (std::size_t i : scored) kept[i] = true;
+      for (std::size_t i = 0; i < n; ++i)
+        if (!kept[i]) out[i] -= Cascade::kCutPenalty;
+    }
+    member_margins(k, problem, kernels, scored, margins);
+    const Ranker& r = *members_[k].ranker;
     const TargetModel& m = r.models_[r.primary_];
     const double sign = model::score_sign(r.spec_.objective, m.target);
     double top = -std::numeric_limits<double>::infinity();
-    for (std::size_t i = 0; i < n; ++i) {
-      if (margins[i] < -Cascade::kCutPenalty / 2) {
-        logs[i] = std::nan("");
-        continue;
-      }
-      const double value = r.spec_.decode(m.target, sign * margins[i]);
-      logs[i] =
+    logs.assign(scored.size(), std::nan(""));
+    for (std::size_t j = 0; j < scored.size(); ++j) {
+      if (margins[j] < -Cascade::kCutPenalty / 2) continue;
+      const double value = r.spec_.decode(m.target, sign * margins[j]);
+      logs[j] =
           std::log(std::max(model::predicted_speed(r.spec_.objective, m.target, value), 1e-300));
-      top = std::max(top, logs[i]);
+      top = std::max(top, logs[j]);
       if (!detail) continue;
-      Scored& d = (*detail)[i];
+      Scored& d = (*detail)[scored[j]];
       double& field = r.spec_.objective == "efficiency" ? d.efficiency
                       : m.target == "tflops"            ? d.tflops
                       : m.target == "latency"           ? d.latency_ms
                                                         : d.bandwidth_gb_s;
       if (std::isnan(field)) field = value;
     }
-    for (std::size_t i = 0; i < n; ++i)
-      out[i] += std::isnan(logs[i]) ? -Cascade::kCutPenalty : member.weight * (logs[i] - top);
+    for (std::size_t j = 0; j < scored.size(); ++j)
+      out[scored[j]] +=
+          std::isnan(logs[j]) ? -Cascade::kCutPenalty : members_[k].weight * (logs[j] - top);
   }
 }
 

@@ -129,6 +129,12 @@ class Ranker {
                     std::vector<double>& out, std::vector<Scored>* detail) const;
   // Margins of the ordering model for the n rows in rows_, through the cascade when it is on.
   void primary_margins(std::size_t n, std::vector<double>& out) const;
+  // Margins (signed, larger is better) of the ordering model, every tree, for rows laid out as
+  // rows_ (engine_->all_features() columns).
+  void row_margins(std::span<const float* const> rows, std::vector<double>& out) const;
+  // Member k's margins for the candidates `scored` (indices into `kernels`), in that order.
+  void member_margins(std::size_t k, std::string_view problem, const features::KernelBlock& kernels,
+                      std::span<const std::size_t> scored, std::vector<double>& out) const;
 
   model::FeatureSpec spec_;
   std::unique_ptr<features::FeatureEngine> engine_;
@@ -143,6 +149,9 @@ class Ranker {
   struct Member {
     std::unique_ptr<Ranker> ranker;
     double weight;
+    // The member's feature rows are laid out as the first member's (the same engine features),
+    // so it scores the first member's extracted rows instead of extracting its own.
+    bool shares_rows = false;
   };
   std::vector<Member> members_;  // blends only
   mutable std::vector<float> rows_;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "../model/synthetic.h"
 #include "../model/train_fixture.h"
@@ -116,7 +117,7 @@ TEST(Ranker, BlendsAddTheMembersRelativeLogSpeeds) {
   model::train(kselect::testing::synthetic_measurements(), eff);
   const auto& reg = trained("kselect");
   const auto dir = kselect::testing::scratch_dir("ranker_blend");
-  const auto spec = model::write_blend(dir, {{reg.out_dir, 1.0}, {eff.out_dir, 3.0}});
+  const auto spec = model::write_blend(dir, {{reg.out_dir, 1.0}, {eff.out_dir, 3.0}}, 0);
   EXPECT_EQ(spec.objective, "blend");
   ASSERT_EQ(spec.blend.size(), 2u);
   EXPECT_EQ(model::FeatureSpec::load(dir).blend[1].weight, 3.0);
@@ -149,6 +150,31 @@ TEST(Ranker, BlendsAddTheMembersRelativeLogSpeeds) {
   for (std::size_t i = 0; i < names.size(); ++i)
     EXPECT_NEAR(scores[i], a.at(names[i]) + 3.0 * b.at(names[i]), 1e-9);
   EXPECT_EQ(blend.num_trees(), regression.num_trees() + efficiency.num_trees());
+
+  // Survivors: the efficiency member scores only the regression's best 3; the others follow
+  // them in the regression's order. As many survivors as candidates is the whole blend.
+  const auto cut = kselect::testing::scratch_dir("ranker_blend_survivors");
+  EXPECT_EQ(model::write_blend(cut, {{reg.out_dir, 1.0}, {eff.out_dir, 3.0}}, 3).blend_survivors,
+            3u);
+  EXPECT_EQ(model::FeatureSpec::load(cut).format_version, 5);
+  const auto by_regression = regression.rank(problem, names);
+  std::set<std::string> first_three;
+  for (std::size_t i = 0; i < 3; ++i) first_three.insert(by_regression[i].kernel);
+  const auto survivors = Ranker::load(cut, fixed_hardware()).rank(problem, names);
+  ASSERT_EQ(survivors.size(), names.size());
+  for (std::size_t i = 0; i < survivors.size(); ++i) {
+    const auto& s = survivors[i];
+    if (i < 3) {
+      EXPECT_EQ(first_three.count(s.kernel), 1u) << s.kernel;
+      EXPECT_NEAR(s.score, a.at(s.kernel) + 3.0 * b.at(s.kernel), 1e-9) << s.kernel;
+    } else {
+      EXPECT_EQ(s.kernel, by_regression[i].kernel);
+      EXPECT_NEAR(s.score, a.at(s.kernel) - Cascade::kCutPenalty, 1e-3) << s.kernel;
+    }
+  }
+  model::write_blend(cut, {{reg.out_dir, 1.0}, {eff.out_dir, 3.0}}, names.size());
+  const auto whole = Ranker::load(cut, fixed_hardware()).rank(problem, names);
+  for (std::size_t i = 0; i < whole.size(); ++i) EXPECT_EQ(whole[i].score, ranked[i].score);
   EXPECT_THROW(blend.rank("m=7,n=7,k=7,layout=rcr,dtype=bf16", names), InputError);
 
   // Refused: one member, a ranking member, a weight <= 0, a spec naming a blend's members
