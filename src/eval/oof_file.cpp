@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include "core/error.h"
 #include "core/key_values.h"
 #include "model/train.h"
+#include "select/ranker.h"
 
 namespace kselect::eval {
 
@@ -141,35 +143,49 @@ std::vector<Prediction> to_predictions(const std::vector<OofRow>& rows, const st
 }
 
 std::vector<Prediction> blend_predictions(const std::vector<std::vector<Prediction>>& members,
-                                          const std::vector<double>& weights) {
+                                          const std::vector<double>& weights,
+                                          std::size_t survivors) {
   using Pair = std::pair<std::string, std::string>;
-  struct Sum {
-    double score = 0;
-    int seen = 0;
+  struct Row {
+    std::vector<double> logs;  // per member: log predicted speed
     bool listed = false;
     const Prediction* first = nullptr;
   };
-  std::map<Pair, Sum> sums;
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    std::map<std::string, double> top;  // the member's highest log speed per problem
+  std::map<Pair, Row> rows;
+  for (std::size_t i = 0; i < members.size(); ++i)
     for (const auto& p : members[i]) {
-      auto [it, fresh] = top.emplace(p.problem, std::log(std::max(p.speed, 1e-300)));
-      if (!fresh) it->second = std::max(it->second, std::log(std::max(p.speed, 1e-300)));
+      Row& r = rows[{p.problem, p.kernel}];
+      if (r.logs.size() != i) continue;  // a pair an earlier member did not predict, or a repeat
+      r.logs.push_back(std::log(std::max(p.speed, 1e-300)));
+      r.listed = r.listed || p.shortlisted;
+      if (i == 0) r.first = &p;
     }
-    for (const auto& p : members[i]) {
-      Sum& s = sums[{p.problem, p.kernel}];
-      if (s.seen != int(i)) continue;  // a pair an earlier member did not predict, or a repeat
-      s.score += weights[i] * (std::log(std::max(p.speed, 1e-300)) - top[p.problem]);
-      s.listed = s.listed || p.shortlisted;
-      if (i == 0) s.first = &p;
-      ++s.seen;
+  // Selection ranks a problem's shortlisted kernels and the rest apart (eval's held_out()):
+  // each group is one Ranker::blend_scores() call.
+  std::map<std::pair<std::string, bool>, std::vector<std::pair<const Pair*, const Row*>>> groups;
+  for (const auto& [pair, r] : rows)
+    if (r.logs.size() == members.size()) groups[{pair.first, r.listed}].push_back({&pair, &r});
+  std::vector<Prediction> out;
+  for (auto& [key, group] : groups) {
+    auto first_log = [](const auto& g) { return g.second->logs[0]; };
+    std::stable_sort(group.begin(), group.end(),
+                     [&](const auto& a, const auto& b) { return first_log(a) > first_log(b); });
+    const std::size_t kept = survivors > 0 && survivors < group.size() ? survivors : group.size();
+    std::vector<double> top(members.size(), -std::numeric_limits<double>::infinity());
+    top[0] = first_log(group.front());
+    for (std::size_t j = 0; j < kept; ++j)
+      for (std::size_t i = 1; i < members.size(); ++i)
+        top[i] = std::max(top[i], group[j].second->logs[i]);
+    for (std::size_t j = 0; j < group.size(); ++j) {
+      const Row& r = *group[j].second;
+      double score = weights[0] * (r.logs[0] - top[0]);
+      for (std::size_t i = 1; i < members.size(); ++i)
+        score += j < kept ? weights[i] * (r.logs[i] - top[i]) : 0.0;
+      if (j >= kept) score -= select::Cascade::kCutPenalty;
+      out.push_back({group[j].first->first, group[j].first->second, score, r.first->predicted,
+                     std::exp(score), r.listed});
     }
   }
-  std::vector<Prediction> out;
-  for (const auto& [pair, s] : sums)
-    if (s.seen == int(members.size()))
-      out.push_back(
-          {pair.first, pair.second, s.score, s.first->predicted, std::exp(s.score), s.listed});
   return out;
 }
 

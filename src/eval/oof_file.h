@@ -43,11 +43,14 @@ std::vector<Prediction> to_predictions(const std::vector<OofRow>& rows, const st
 // A blend's out-of-fold predictions (docs/model-format.md, "Blends") from its members' (each
 // as to_predictions made them, members[i] weighing weights[i]): the (problem, kernel) pairs
 // every member predicted, scored as select::Ranker scores a blend, the weighted sum of each
-// member's log predicted speed minus that of its fastest-predicted kernel of the problem.
-// `predicted` is the first member's (NaN unless a regression's), `speed` exp(score); a kernel is
-// shortlisted when any member's fold listed it (a blend's shortlist is its members' union).
+// member's log predicted speed minus that of its fastest-predicted kernel, with the later
+// members scoring only the first member's best `survivors` (FeatureSpec::blend_survivors; 0:
+// all). As in selection, a problem's shortlisted kernels and the rest are scored apart. A kernel
+// is shortlisted when any member's fold listed it (a blend's shortlist is its members' union);
+// `predicted` is the first member's (NaN unless a regression's), `speed` exp(score).
 std::vector<Prediction> blend_predictions(const std::vector<std::vector<Prediction>>& members,
-                                          const std::vector<double>& weights);
+                                          const std::vector<double>& weights,
+                                          std::size_t survivors = 0);
 
 // How well the file matches a database: rows whose (problem, kernel) is a valid measurement,
 // and among those, rows whose `measured` differs by more than 0.1% from every valid

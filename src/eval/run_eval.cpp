@@ -97,7 +97,7 @@ std::vector<Prediction> out_of_fold(const EvalJob& job, const std::vector<std::s
   if (members.size() == 1) return std::move(members.front());
   std::vector<double> weights;
   for (const auto& member : spec->blend) weights.push_back(member.weight);
-  return blend_predictions(members, weights);
+  return blend_predictions(members, weights, spec->blend_survivors);
 }
 
 double predicted_value(const select::Scored& s, const std::string& target) {

@@ -1,12 +1,14 @@
 #include "eval/oof_file.h"
 
 #include <cmath>
+#include <map>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "core/error.h"
 #include "eval_fixture.h"
+#include "select/ranker.h"
 
 namespace kselect::eval {
 namespace {
@@ -110,25 +112,37 @@ TEST(OofFile, LatencyPredictionsRankLowestFirst) {
     }
 }
 
-// A blend adds each member's log speed relative to that member's fastest kernel of the problem,
-// over the pairs all members predicted (select::Ranker's blend score).
+// A blend adds each member's log speed relative to that member's fastest kernel, over the pairs
+// all members predicted, the shortlisted kernels apart from the rest (select::Ranker's blend
+// score); with survivors the later members score only the first member's best.
 TEST(OofFile, BlendPredictionsAddTheMembersRelativeLogSpeeds) {
   const double nan = std::nan("");
   std::vector<Prediction> regression = {{"p", "k1", 0, 2.0, 2.0, false},
                                         {"p", "k2", 0, 1.0, 1.0, true},
-                                        {"p", "k3", 0, 4.0, 4.0, true}};
+                                        {"p", "k3", 0, 4.0, 4.0, true},
+                                        {"p", "k4", 0, 8.0, 8.0, false}};
   std::vector<Prediction> efficiency = {{"p", "k2", 0, nan, 0.5, true},
-                                        {"p", "k1", 0, nan, 1.0, true}};  // no k3
-  std::vector<Prediction> blend = blend_predictions({regression, efficiency}, {1.0, 2.0});
-  ASSERT_EQ(blend.size(), 2u);
-  const Prediction& k1 = blend[0].kernel == "k1" ? blend[0] : blend[1];
-  const Prediction& k2 = blend[0].kernel == "k1" ? blend[1] : blend[0];
-  EXPECT_DOUBLE_EQ(k1.score, std::log(2.0 / 4.0));  // 1 x log(2/4) + 2 x log(1/1)
-  EXPECT_DOUBLE_EQ(k2.score, std::log(1.0 / 4.0) + 2 * std::log(0.5));
-  EXPECT_DOUBLE_EQ(k1.speed, std::exp(k1.score));
-  EXPECT_DOUBLE_EQ(k1.predicted, 2.0);  // the first member's
-  EXPECT_TRUE(k1.shortlisted);          // listed by the second member
-  EXPECT_TRUE(k2.shortlisted);
+                                        {"p", "k1", 0, nan, 1.0, true},
+                                        {"p", "k4", 0, nan, 0.25, false}};  // no k3
+  auto by_kernel = [](const std::vector<Prediction>& v) {
+    std::map<std::string, Prediction> out;
+    for (const auto& p : v) out.emplace(p.kernel, p);
+    return out;
+  };
+  auto blend = by_kernel(blend_predictions({regression, efficiency}, {1.0, 2.0}));
+  ASSERT_EQ(blend.size(), 3u);
+  EXPECT_DOUBLE_EQ(blend["k1"].score, 0.0);  // the best of its group in both members
+  EXPECT_DOUBLE_EQ(blend["k2"].score, std::log(1.0 / 2.0) + 2 * std::log(0.5));
+  EXPECT_DOUBLE_EQ(blend["k4"].score, 0.0);  // not shortlisted: ranked apart
+  EXPECT_DOUBLE_EQ(blend["k2"].speed, std::exp(blend["k2"].score));
+  EXPECT_DOUBLE_EQ(blend["k1"].predicted, 2.0);  // the first member's
+  EXPECT_TRUE(blend["k1"].shortlisted);          // listed by the second member
+  EXPECT_FALSE(blend["k4"].shortlisted);
+
+  auto cut = by_kernel(blend_predictions({regression, efficiency}, {1.0, 2.0}, 1));
+  EXPECT_DOUBLE_EQ(cut["k1"].score, 0.0);
+  EXPECT_DOUBLE_EQ(cut["k2"].score, std::log(1.0 / 2.0) - select::Cascade::kCutPenalty);
+  EXPECT_DOUBLE_EQ(cut["k4"].score, 0.0);
 }
 
 }  // namespace
