@@ -82,6 +82,12 @@ std::string unsupported_text(const std::string& rules, const std::string& what) 
   return "no kernel of rule set '" + rules + "' supports " + what;
 }
 
+// Whether a kernel ranks after the others on a partial score: the cascade's first trees, or a
+// blend's first member alone (select::Cascade, FeatureSpec::blend_survivors).
+bool cut(const select::Scored& s) {
+  return s.score < -select::Cascade::kCutPenalty / 2;
+}
+
 nlohmann::json to_json(const Prediction& p, const std::string& rules) {
   nlohmann::json out = {{"problem", p.problem},
                         {"candidates", p.supported},
@@ -93,6 +99,7 @@ nlohmann::json to_json(const Prediction& p, const std::string& rules) {
   for (const auto& s : p.ranked)
     out["ranked"].push_back({{"kernel", s.kernel},
                              {"score", s.score},
+                             {"cut", cut(s)},
                              {"tflops", number(s.tflops)},
                              {"latency_ms", number(s.latency_ms)},
                              {"bandwidth_gb_s", number(s.bandwidth_gb_s)},
@@ -138,9 +145,16 @@ void print_table(const std::vector<select::Scored>& ranked, const select::Ranker
     if (objective == "efficiency") std::printf("%s ", percent_cell(s.efficiency, 10).c_str());
     if (objective == "classify")  // NaN: the kernel is not a class of the problem's context
       std::printf("%s ", percent_cell(s.probability, 11).c_str());
-    if (objective == "ranking" || objective == "blend") std::printf("%-10.4g ", s.score);
-    std::printf("%s\n", s.kernel.c_str());
+    if ((objective == "ranking" || objective == "blend") && cut(s))
+      std::printf("%-10s ", "-");
+    else if (objective == "ranking" || objective == "blend")
+      std::printf("%-10.4g ", s.score);
+    std::printf("%s%s\n", s.kernel.c_str(), cut(s) ? "  (cut)" : "");
   }
+  if (std::any_of(ranked.begin(), ranked.end(), cut))
+    std::printf(
+        "(cut): ranked after the others on a partial score (the cascade's first trees, or a "
+        "blend's first member alone)\n");
 }
 
 // The kernel the default guard protects: the op's no-model pick (`kernel`, empty for none),

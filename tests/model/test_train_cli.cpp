@@ -214,6 +214,18 @@ TEST(TrainCli, BlendsARegressionAndAnEfficiencyModel) {
   auto ranked = nlohmann::json::parse(picked.out)["ranked"];
   ASSERT_EQ(ranked.size(), 3u);
   EXPECT_LE(ranked[0]["score"].get<double>(), 0.0) << "relative log speeds are at most 0";
+  // The second member scores the regression's best 8 (--survivors 8, the default); the others
+  // are marked cut, in JSON and in the table.
+  const std::string all =
+      "predict --model " + blend.string() + " --problem m=64,n=64,k=64 --top 0 --all-candidates";
+  Result listed = run_cli(all + " --json");
+  ASSERT_EQ(listed.rc, 0) << listed.out;
+  auto every = nlohmann::json::parse(listed.out)["ranked"];
+  ASSERT_GT(every.size(), 8u);
+  for (std::size_t i = 0; i < every.size(); ++i) EXPECT_EQ(every[i]["cut"], i >= 8) << i;
+  Result table = run_cli(all);
+  ASSERT_EQ(table.rc, 0) << table.out;
+  EXPECT_NE(table.out.find("(cut)"), std::string::npos) << table.out;
   Result evaluated =
       run_cli("eval --model " + blend.string() + " --db " + db + " --heldout --json");
   ASSERT_EQ(evaluated.rc, 0) << evaluated.out;
