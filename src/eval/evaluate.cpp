@@ -357,12 +357,14 @@ void add_worst(EvalReport& report) {
     report.worst.resize(std::size_t(report.options.top_worst));
 }
 
+// A blend leaves the kernels beyond its survivors without a speed (the guard then lets the pick
+// stand), so only predictions without any speed are refused.
 void require_speeds(const std::vector<Prediction>& predictions) {
-  for (const auto& p : predictions)
-    if (std::isnan(p.speed))
-      throw InputError("", 0, "default_margin",
-                       "the predictions have no speeds (a ranking or classify model): the "
-                       "default guard needs a regression or efficiency model");
+  if (std::all_of(predictions.begin(), predictions.end(),
+                  [](const Prediction& p) { return std::isnan(p.speed); }))
+    throw InputError("", 0, "default_margin",
+                     "the predictions have no speeds (a ranking or classify model): the "
+                     "default guard needs a regression or efficiency model");
 }
 
 void check_options(EvalOptions& options) {

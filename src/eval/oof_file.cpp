@@ -183,7 +183,7 @@ std::vector<Prediction> blend_predictions(const std::vector<std::vector<Predicti
         score += j < kept ? weights[i] * (r.logs[i] - top[i]) : 0.0;
       if (j >= kept) score -= select::Cascade::kCutPenalty;
       out.push_back({group[j].first->first, group[j].first->second, score, r.first->predicted,
-                     std::exp(score), r.listed});
+                     j < kept ? std::exp(score) : std::nan(""), r.listed});
     }
   }
   return out;

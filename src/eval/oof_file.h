@@ -47,7 +47,8 @@ std::vector<Prediction> to_predictions(const std::vector<OofRow>& rows, const st
 // members scoring only the first member's best `survivors` (FeatureSpec::blend_survivors; 0:
 // all). As in selection, a problem's shortlisted kernels and the rest are scored apart. A kernel
 // is shortlisted when any member's fold listed it (a blend's shortlist is its members' union);
-// `predicted` is the first member's (NaN unless a regression's), `speed` exp(score).
+// `predicted` is the first member's (NaN unless a regression's), `speed` exp(score) (NaN beyond
+// the survivors, as in selection).
 std::vector<Prediction> blend_predictions(const std::vector<std::vector<Prediction>>& members,
                                           const std::vector<double>& weights,
                                           std::size_t survivors = 0);

@@ -346,7 +346,9 @@ std::vector<Scored> Ranker::rank_blend(std::string_view problem,
   for (std::size_t i = 0; i < names.size(); ++i) {
     out[i].kernel = names[i];
     out[i].score = scores[i];
-    out[i].speed = std::exp(scores[i]);
+    // A kernel beyond the survivors (or cut by a cascade) has no whole score: no speed, so the
+    // default guard never compares against it (DefaultGuard::keeps_default).
+    out[i].speed = scores[i] < -Cascade::kCutPenalty / 2 ? std::nan("") : std::exp(scores[i]);
   }
   std::stable_sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.score > b.score; });
   return out;

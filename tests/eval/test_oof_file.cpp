@@ -142,6 +142,7 @@ TEST(OofFile, BlendPredictionsAddTheMembersRelativeLogSpeeds) {
   auto cut = by_kernel(blend_predictions({regression, efficiency}, {1.0, 2.0}, 1));
   EXPECT_DOUBLE_EQ(cut["k1"].score, 0.0);
   EXPECT_DOUBLE_EQ(cut["k2"].score, std::log(1.0 / 2.0) - select::Cascade::kCutPenalty);
+  EXPECT_TRUE(std::isnan(cut["k2"].speed)) << "no whole score, no speed";
   EXPECT_DOUBLE_EQ(cut["k4"].score, 0.0);
 }
 

@@ -230,6 +230,10 @@ TEST(TrainCli, BlendsARegressionAndAnEfficiencyModel) {
       run_cli("eval --model " + blend.string() + " --db " + db + " --heldout --json");
   ASSERT_EQ(evaluated.rc, 0) << evaluated.out;
   EXPECT_GT(nlohmann::json::parse(evaluated.out)["efficiency"]["mean"].get<double>(), 0.5);
+  // The kernels beyond the survivors have no speed; the default guard still runs.
+  Result guarded = run_cli("eval --model " + blend.string() + " --db " + db +
+                           " --heldout --json --default-margin 0.05");
+  ASSERT_EQ(guarded.rc, 0) << guarded.out;
 
   const std::string out = " --out " + testing::scratch_dir("cli_blend_bad").string();
   EXPECT_EQ(run_cli("blend" + out + " --model " + regression.string()).rc, 3);

@@ -170,6 +170,7 @@ TEST(Ranker, BlendsAddTheMembersRelativeLogSpeeds) {
     } else {
       EXPECT_EQ(s.kernel, by_regression[i].kernel);
       EXPECT_NEAR(s.score, a.at(s.kernel) - Cascade::kCutPenalty, 1e-3) << s.kernel;
+      EXPECT_TRUE(std::isnan(s.speed)) << "no whole score, no speed for the default guard";
     }
   }
   model::write_blend(cut, {{reg.out_dir, 1.0}, {eff.out_dir, 3.0}}, names.size());
