@@ -49,6 +49,17 @@ GemmConfig sample_config() {
   return c;
 }
 
+// A padded kernel of one warp per block with these block and register tiles (the set-line tests').
+GemmConfig padded_kernel(int tile_m, int tile_n, int tile_k, int wtm, int wtn, int wtk,
+                         Pipeline pipeline) {
+  GemmConfig c;
+  c.tile_m = tile_m, c.tile_n = tile_n, c.tile_k = tile_k;
+  c.warp_tile_m = wtm, c.warp_tile_n = wtn, c.warp_tile_k = wtk;
+  c.pipeline = pipeline;
+  c.pad_m = c.pad_n = c.pad_k = true;
+  return c;
+}
+
 TEST(GemmFeatures, SchemasHaveCkNamesInCkOrder) {
   GemmFeatureEngine engine(test_hardware());
   const auto& ck55 = engine.schema("ck55").features;
@@ -188,12 +199,8 @@ TEST(GemmFeatures, InterwaveStreamsTheBSlice) {
 // The lines of C a walk keeps live that share one L1 set (64 sets of 64-byte lines): counted by
 // hand for rows exactly 4 KiB apart, and by brute force (every line of every row) for N = 1000.
 TEST(GemmFeatures, CWindowSetLinesSeesFourKibRowStrides) {
-  GemmConfig c;
-  c.tile_m = 64, c.tile_n = 768, c.tile_k = 256;
-  c.warp_tile_m = 8, c.warp_tile_n = 48, c.warp_tile_k = 2;
-  c.pipeline = Pipeline::kCompV4;
+  GemmConfig c = padded_kernel(64, 768, 256, 8, 48, 2, Pipeline::kCompV4);
   c.scheduler = Scheduler::kIntrawave;
-  c.pad_m = c.pad_n = c.pad_k = true;
   const HardwareProfile hw = test_hardware();
   auto lines = [&](const char* problem) {
     return features_of(GemmProblem::parse(problem), c, hw)["c_window_set_lines"];
@@ -227,11 +234,7 @@ float most_lines_per_set(long rows, long row_bytes, long ld_bytes) {
 // The same count by brute force (every line of every live row) for many row strides, both
 // schedulers and windows wider than 4 KiB.
 TEST(GemmFeatures, CWindowSetLinesMatchesBruteForce) {
-  GemmConfig c;
-  c.tile_m = 64, c.tile_n = 1024, c.tile_k = 256;
-  c.warp_tile_m = 8, c.warp_tile_n = 48, c.warp_tile_k = 2;
-  c.pipeline = Pipeline::kCompV4;
-  c.pad_m = c.pad_n = c.pad_k = true;
+  GemmConfig c = padded_kernel(64, 1024, 256, 8, 48, 2, Pipeline::kCompV4);
   const HardwareProfile hw = test_hardware();
   for (Scheduler scheduler : {Scheduler::kIntrawave, Scheduler::kInterwave}) {
     c.scheduler = scheduler;
@@ -250,11 +253,7 @@ TEST(GemmFeatures, CWindowSetLinesMatchesBruteForce) {
 // row-major A feeds MR rows K elements apart (compv3 and mem), a column-major B NR columns K
 // elements apart (mem only); packed operands stream nothing.
 TEST(GemmFeatures, StreamSetLinesSeeFourKibOperandStrides) {
-  GemmConfig c;
-  c.tile_m = 192, c.tile_n = 64, c.tile_k = 512;
-  c.warp_tile_m = 12, c.warp_tile_n = 16, c.warp_tile_k = 4;
-  c.pipeline = Pipeline::kCompV3;
-  c.pad_m = c.pad_n = c.pad_k = true;
+  GemmConfig c = padded_kernel(192, 64, 512, 12, 16, 4, Pipeline::kCompV3);
   c.dtype = DType::kBf16;
   const HardwareProfile hw = test_hardware();
   auto a_lines = [&](const std::string& problem) {
@@ -284,11 +283,7 @@ TEST(GemmFeatures, StreamSetLinesSeeFourKibOperandStrides) {
 
 // The A count by brute force (each row's 64 bytes from its first byte) for many K.
 TEST(GemmFeatures, AStreamSetLinesMatchBruteForce) {
-  GemmConfig c;
-  c.tile_m = 112, c.tile_n = 32, c.tile_k = 256;
-  c.warp_tile_m = 14, c.warp_tile_n = 16, c.warp_tile_k = 2;
-  c.pipeline = Pipeline::kCompV3;
-  c.pad_m = c.pad_n = c.pad_k = true;
+  const GemmConfig c = padded_kernel(112, 32, 256, 14, 16, 2, Pipeline::kCompV3);
   const HardwareProfile hw = test_hardware();
   for (int k : {1, 15, 16, 17, 500, 1000, 1023, 1024, 1025, 1100, 2047, 2048, 3000, 4096}) {
     const GemmProblem p = GemmProblem::parse("m=500,n=40,k=" + std::to_string(k));
