@@ -8,6 +8,7 @@
 #include "core/key_values.h"
 #include "data/store.h"
 #include "model/train.h"
+#include "model/train_blend.h"
 
 namespace kselect::cli {
 
@@ -18,6 +19,7 @@ struct TrainArgs {
   std::string time_statistic = "median";
   std::string shortlist = "0.01";  // a fraction, or off
   bool json = false;
+  double blend_near = 0;  // > 0: train_near_blend with this min_efficiency
   model::TrainOptions options;
 };
 
@@ -64,6 +66,19 @@ int run(TrainArgs& a) {
   a.options.hardware = run_hardware(store, a.options.data_op);
   a.options.data_source = a.db;
   a.options.progress = true;
+  if (a.blend_near != 0) {
+    const model::NearBlendResult result =
+        model::train_near_blend(measurements, a.options, a.blend_near);
+    if (a.json) {
+      std::cout << result.to_json().dump(2) << "\n";
+    } else {
+      print_summary(result.regression);
+      print_summary(result.near);
+      std::cout << "blend: " << result.dir.string() << " (regression + near-best efficiency, "
+                << "the second scoring the first's best " << result.blend.blend_survivors << ")\n";
+    }
+    return kExitOk;
+  }
   model::TrainResult result = model::train(measurements, a.options);
   if (a.json)
     std::cout << result.to_json().dump(2) << "\n";
@@ -113,6 +128,10 @@ std::function<int()> setup(CLI::App& app) {
                   "Train only on rows within this fraction of their problem's best (0.8: at least "
                   "80% as fast; 0: every row); cross-validation still scores every row")
       ->capture_default_str();
+  cmd->add_option("--blend-near", args->blend_near,
+                  "Also train an efficiency model of the rows within this fraction of their "
+                  "problem's best (0.8 as documented) and write the blend of the two into --out "
+                  "(members in <out>/regression and <out>/near)");
   cmd->add_option("--eta", o.eta, "Learning rate")->capture_default_str();
   cmd->add_option("--max-leaves", o.max_leaves, "Leaves per tree")->capture_default_str();
   cmd->add_option("--max-depth", o.max_depth, "Depth per tree")->capture_default_str();

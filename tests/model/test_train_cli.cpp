@@ -242,6 +242,31 @@ TEST(TrainCli, BlendsARegressionAndAnEfficiencyModel) {
   EXPECT_EQ(run_cli("blend" + out + members + " --model /nonexistent/model").rc, 4);
 }
 
+// `kselect train --blend-near` writes the blend in one command; it predicts, and evaluates out
+// of fold from its members' files; options it cannot honour are input errors.
+TEST(TrainCli, BlendNearTrainsBothMembersAndTheBlend) {
+  const std::string db = make_store("cli_blend_near");
+  const auto blend = testing::scratch_dir("cli_blend_near_model");
+  const std::string train = "train --db " + db + " --out " + blend.string() +
+                            " --trees 5 --folds 2 --threads 1 --blend-near 0.8";
+  Result made = run_cli(train + " --json");
+  ASSERT_EQ(made.rc, 0) << made.out;
+  EXPECT_EQ(nlohmann::json::parse(made.out)["members"].size(), 2u);
+  Result picked =
+      run_cli("predict --model " + blend.string() + " --problem m=64,n=64,k=64 --top 3 --json");
+  ASSERT_EQ(picked.rc, 0) << picked.out;
+  EXPECT_EQ(nlohmann::json::parse(picked.out)["ranked"].size(), 3u);
+  Result evaluated = run_cli("eval --model " + blend.string() + " --db " + db + " --json");
+  ASSERT_EQ(evaluated.rc, 0) << evaluated.out;
+  EXPECT_EQ(nlohmann::json::parse(evaluated.out)["protocol"], "out-of-fold");
+  Result table = run_cli(train);  // retraining over a blend replaces it
+  ASSERT_EQ(table.rc, 0) << table.out;
+  EXPECT_NE(table.out.find("blend: "), std::string::npos) << table.out;
+
+  EXPECT_EQ(run_cli(train + " --objective ranking").rc, 3);
+  EXPECT_EQ(run_cli("train --db " + db + " --out " + blend.string() + " --blend-near 1.5").rc, 3);
+}
+
 TEST(TrainCli, BadInputsExitNonZero) {
   auto model = testing::scratch_dir("cli_bad_model");
   EXPECT_EQ(run_cli("train --db /nonexistent/x.sqlite --out " + model.string()).rc, 4);

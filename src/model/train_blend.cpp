@@ -1,0 +1,78 @@
+#include "model/train_blend.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+#include "core/error.h"
+#include "model/blend.h"
+
+namespace kselect::model {
+namespace {
+
+// Every reason the options cannot make a near-best blend, checked before the first member
+// trains so that a bad command costs no training time.
+void check_near_blend_options(const TrainOptions& o, double min_efficiency) {
+  const std::string field = "blend-near";
+  if (!(min_efficiency > 0 && min_efficiency < 1))
+    throw InputError("", 0, field,
+                     "the near-best member needs a fraction in (0, 1), such as 0.8 (rows at "
+                     "least 80% as fast as their problem's best)");
+  if (o.objective != "regression")
+    throw InputError(
+        "", 0, field,
+        "its first member is a regression; --objective " + o.objective + " cannot train it");
+  if (o.op == "generic") throw InputError("", 0, field, "generic models cannot join a blend");
+  if (!o.warm_start.empty())
+    throw InputError("", 0, field,
+                     "a warm start continues one model: warm-start the members (<blend>/regression "
+                     "with the default objective, <blend>/near with --objective efficiency) and "
+                     "blend them with kselect blend");
+  if (o.min_efficiency > 0)
+    throw InputError("", 0, field,
+                     "--min-efficiency would drop rows from the regression member too; "
+                     "--blend-near sets it for the near-best member alone");
+  if (!o.targets.empty() &&
+      std::find(o.targets.begin(), o.targets.end(), "tflops") == o.targets.end())
+    throw InputError("", 0, field, "the members rank by TFLOPS: train the tflops target");
+  const auto spec = o.out_dir / "feature_spec.json";
+  if (std::filesystem::exists(spec) && FeatureSpec::load(o.out_dir).objective != "blend")
+    throw InputError(spec.string(), 0, "out",
+                     "holds a trained model: write the blend into another directory");
+}
+
+}  // namespace
+
+nlohmann::json NearBlendResult::to_json() const {
+  nlohmann::json members = nlohmann::json::array();
+  for (const auto& m : blend.blend) members.push_back({{"model", m.model}, {"weight", m.weight}});
+  return {{"dir", dir.string()},
+          {"blend", {{"members", members}, {"survivors", blend.blend_survivors}}},
+          {"members", {regression.to_json(), near.to_json()}}};
+}
+
+NearBlendResult train_near_blend(const std::vector<data::Measurement>& measurements,
+                                 const TrainOptions& options, double min_efficiency) {
+  check_near_blend_options(options, min_efficiency);
+  NearBlendResult result;
+  result.dir = options.out_dir;
+  TrainOptions regression = options;
+  regression.out_dir = options.out_dir / "regression";
+  if (options.progress) std::cerr << "blend member 1 of 2: regression\n";
+  result.regression = train(measurements, regression);
+
+  TrainOptions near = options;
+  near.out_dir = options.out_dir / "near";
+  near.objective = "efficiency";
+  near.targets = {"tflops"};
+  near.min_efficiency = min_efficiency;
+  if (options.progress)
+    std::cerr << "blend member 2 of 2: efficiency of the rows within " << min_efficiency
+              << " of their problem's best\n";
+  result.near = train(measurements, near);
+
+  result.blend = write_blend(options.out_dir, {{regression.out_dir, 1.0}, {near.out_dir, 1.0}});
+  return result;
+}
+
+}  // namespace kselect::model
