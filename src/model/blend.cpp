@@ -24,14 +24,17 @@ void check_blend_member(const FeatureSpec& first, const FeatureSpec& member,
                      "a generic model cannot join a blend (its kernels are its vocabulary's)");
 }
 
+void check_blend_out(const std::filesystem::path& out) {
+  const auto spec = out / "feature_spec.json";
+  if (std::filesystem::exists(spec) && FeatureSpec::load(out).objective != "blend")
+    throw InputError(spec.string(), 0, "out",
+                     "holds a trained model: write the blend into another directory");
+}
+
 FeatureSpec write_blend(const std::filesystem::path& out, const std::vector<BlendInput>& members,
                         std::size_t survivors) {
   if (members.size() < 2) throw InputError("", 0, "model", "a blend needs at least two models");
-  // Never write over a trained model: its feature_spec.json is the only description of it.
-  if (std::filesystem::exists(out / "feature_spec.json") &&
-      FeatureSpec::load(out).objective != "blend")
-    throw InputError((out / "feature_spec.json").string(), 0, "out",
-                     "holds a trained model: write the blend into another directory");
+  check_blend_out(out);
   std::vector<FeatureSpec> specs;
   for (const auto& m : members) specs.push_back(FeatureSpec::load(m.model));
   FeatureSpec blend = specs.front();

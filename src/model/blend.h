@@ -21,6 +21,11 @@ struct BlendInput {
 void check_blend_member(const FeatureSpec& first, const FeatureSpec& member,
                         const std::string& member_dir);
 
+// InputError unless `out` can take a blend: it holds no model, or a blend (which a new one
+// replaces). A trained model's feature_spec.json is its only description, so it is never
+// written over.
+void check_blend_out(const std::filesystem::path& out);
+
 // The later members of a blend written by `kselect blend` score the first member's best 8
 // candidates: on the five held-out splits of docs/benchmarks.md ("A near-best efficiency
 // model") the picks were as good as with every candidate, at a fraction of the second

@@ -35,10 +35,7 @@ void check_near_blend_options(const TrainOptions& o, double min_efficiency) {
   if (!o.targets.empty() &&
       std::find(o.targets.begin(), o.targets.end(), "tflops") == o.targets.end())
     throw InputError("", 0, field, "the members rank by TFLOPS: train the tflops target");
-  const auto spec = o.out_dir / "feature_spec.json";
-  if (std::filesystem::exists(spec) && FeatureSpec::load(o.out_dir).objective != "blend")
-    throw InputError(spec.string(), 0, "out",
-                     "holds a trained model: write the blend into another directory");
+  check_blend_out(o.out_dir);
 }
 
 }  // namespace
@@ -54,24 +51,38 @@ nlohmann::json NearBlendResult::to_json() const {
 NearBlendResult train_near_blend(const std::vector<data::Measurement>& measurements,
                                  const TrainOptions& options, double min_efficiency) {
   check_near_blend_options(options, min_efficiency);
-  NearBlendResult result;
-  result.dir = options.out_dir;
+  // Both members train into <member>.partial and replace the earlier ones only once both have
+  // trained: a failed run leaves an earlier blend and its members as they were.
   TrainOptions regression = options;
-  regression.out_dir = options.out_dir / "regression";
-  if (options.progress) std::cerr << "blend member 1 of 2: regression\n";
-  result.regression = train(measurements, regression);
-
+  regression.out_dir = options.out_dir / "regression.partial";
   TrainOptions near = options;
-  near.out_dir = options.out_dir / "near";
+  near.out_dir = options.out_dir / "near.partial";
   near.objective = "efficiency";
   near.targets = {"tflops"};
   near.min_efficiency = min_efficiency;
-  if (options.progress)
-    std::cerr << "blend member 2 of 2: efficiency of the rows within " << min_efficiency
-              << " of their problem's best\n";
-  result.near = train(measurements, near);
-
-  result.blend = write_blend(options.out_dir, {{regression.out_dir, 1.0}, {near.out_dir, 1.0}});
+  NearBlendResult result;
+  result.dir = options.out_dir;
+  try {
+    if (options.progress) std::cerr << "blend member 1 of 2: regression\n";
+    result.regression = train(measurements, regression);
+    if (options.progress)
+      std::cerr << "blend member 2 of 2: efficiency of the rows within " << min_efficiency
+                << " of their problem's best\n";
+    result.near = train(measurements, near);
+  } catch (...) {
+    std::filesystem::remove_all(regression.out_dir);
+    std::filesystem::remove_all(near.out_dir);
+    throw;
+  }
+  const std::filesystem::path members[] = {options.out_dir / "regression",
+                                           options.out_dir / "near"};
+  std::filesystem::remove_all(members[0]);
+  std::filesystem::rename(regression.out_dir, members[0]);
+  std::filesystem::remove_all(members[1]);
+  std::filesystem::rename(near.out_dir, members[1]);
+  result.regression.dir = members[0];
+  result.near.dir = members[1];
+  result.blend = write_blend(options.out_dir, {{members[0], 1.0}, {members[1], 1.0}});
   return result;
 }
 

@@ -30,7 +30,8 @@ struct NearBlendResult {
 // given) and writes their blend (equal weights, kDefaultBlendSurvivors) into options.out_dir.
 // InputError before any training when the options cannot make such a blend: an objective other
 // than regression, the generic op, a warm start, targets without tflops, `min_efficiency`
-// outside (0, 1), or an out_dir holding a trained model; train()'s errors otherwise.
+// outside (0, 1), or an out_dir holding a trained model; train()'s errors otherwise, which
+// leave a blend written there before, and its members, as they were.
 NearBlendResult train_near_blend(const std::vector<data::Measurement>& measurements,
                                  const TrainOptions& options, double min_efficiency);
 

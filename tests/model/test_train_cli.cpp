@@ -12,6 +12,7 @@
 #include "../cli/cli_runner.h"
 #include "data/store.h"
 #include "model/feature_spec.h"
+#include "model/file_io.h"
 #include "synthetic.h"
 #include "train_fixture.h"
 
@@ -262,6 +263,14 @@ TEST(TrainCli, BlendNearTrainsBothMembersAndTheBlend) {
   Result table = run_cli(train);  // retraining over a blend replaces it
   ASSERT_EQ(table.rc, 0) << table.out;
   EXPECT_NE(table.out.find("blend: "), std::string::npos) << table.out;
+
+  // A retraining that fails (no bf16 rows) leaves the blend and its members as they were.
+  const std::string member_model = model::read_file(blend / "regression" / "model_tflops.json");
+  EXPECT_EQ(run_cli(train + " --dtype bf16").rc, 3);
+  EXPECT_EQ(model::FeatureSpec::load(blend).objective, "blend");
+  EXPECT_EQ(model::read_file(blend / "regression" / "model_tflops.json"), member_model);
+  EXPECT_FALSE(std::filesystem::exists(blend / "regression.partial"));
+  EXPECT_FALSE(std::filesystem::exists(blend / "near.partial"));
 
   EXPECT_EQ(run_cli(train + " --objective ranking").rc, 3);
   EXPECT_EQ(run_cli("train --db " + db + " --out " + blend.string() + " --blend-near 1.5").rc, 3);
