@@ -16,6 +16,8 @@ import collections
 import json
 import sqlite3
 
+from eval_subset import percentile  # kselect's P10: linear between the sorted values
+
 
 def reports(directory, splits, seeds):
     return {(p, s): json.load(open(f'{directory}/model{p}_s{s}.held.json'))
@@ -43,15 +45,6 @@ def baseline_summary(runs, seeds, key):
     average = lambda stat: sum(b['efficiency'][stat] for b in parts) / len(parts)
     return (f'mean {100 * mean:.3f}% over {problems // seeds} problems x {seeds} seeds, '
             f'P10 {100 * average("p10"):.2f}%, min {100 * average("min"):.2f}% (runs\' average)')
-
-
-def percentile(values, p):
-    """kselect's percentile (src/core/stats.cpp): linear between the sorted values."""
-    values = sorted(values)
-    h = (len(values) - 1) * p / 100
-    lo = int(h)
-    hi = min(lo + 1, len(values) - 1)
-    return values[lo] + (h - lo) * (values[hi] - values[lo])
 
 
 def subset_summary(runs, seeds, problems):
