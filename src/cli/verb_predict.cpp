@@ -85,7 +85,7 @@ std::string unsupported_text(const std::string& rules, const std::string& what) 
 // Whether a kernel ranks after the others on a partial score: the cascade's first trees, or a
 // blend's first member alone (select::Cascade, FeatureSpec::blend_survivors).
 bool cut(const select::Scored& s) {
-  return s.score < -select::Cascade::kCutPenalty / 2;
+  return select::Cascade::is_cut(s.score);
 }
 
 nlohmann::json to_json(const Prediction& p, const std::string& rules) {

@@ -163,20 +163,22 @@ Cascade Cascade::parse(const std::string& text) {
   return {std::size_t(*prefix), std::size_t(*survivors)};
 }
 
-void Ranker::primary_margins(std::size_t n, std::vector<double>& out) const {
+void Ranker::primary_margins(const float* feature_rows, std::size_t n,
+                             std::vector<double>& out) const {
   const TargetModel& m = models_[primary_];
   const double sign = model::score_sign(spec_.objective, m.target);
   thread_local std::vector<float> raw;
   out.resize(n);
   const std::size_t trees = m.forest.num_trees();
   if (!cascade_.enabled() || n <= cascade_.survivors || trees <= cascade_.prefix_trees) {
-    predict(m, n, raw);
+    raw.resize(n);
+    m.forest.predict(feature_rows, n, all_columns_.size(), raw.data());
     for (std::size_t i = 0; i < n; ++i) out[i] = sign * double(raw[i]);
     return;
   }
   thread_local std::vector<const float*> rows;
   rows.resize(n);
-  for (std::size_t i = 0; i < n; ++i) rows[i] = rows_.data() + i * all_columns_.size();
+  for (std::size_t i = 0; i < n; ++i) rows[i] = feature_rows + i * all_columns_.size();
   raw.resize(n);
   for (std::size_t i = 0; i < n; ++i) raw[i] = m.forest.start_margin(rows[i]);
   m.forest.accumulate(rows.data(), n, 0, cascade_.prefix_trees, raw.data());
@@ -209,7 +211,7 @@ void Ranker::score(std::string_view problem, const features::KernelBlock& kernel
   const std::size_t n = kernels.size();
   rows_.resize(n * all_columns_.size());
   engine_->extract_rows(problem, kernels, all_columns_, rows_.data());
-  primary_margins(n, out);
+  primary_margins(rows_.data(), n, out);
 }
 
 std::vector<Scored> Ranker::rank(std::string_view problem, const features::KernelBlock& kernels,
@@ -269,8 +271,7 @@ void Ranker::member_margins(std::size_t k, std::string_view problem,
   if (k > 0 && member.shares_rows) {  // the first member's score() extracted every row
     const Ranker& first = *members_.front().ranker;
     if (scored.size() == kernels.size()) {  // all of them: through the member's own cascade
-      member.ranker->rows_ = first.rows_;
-      member.ranker->primary_margins(scored.size(), out);
+      member.ranker->primary_margins(first.rows_.data(), scored.size(), out);
       return;
     }
     thread_local std::vector<const float*> rows;
@@ -318,7 +319,7 @@ void Ranker::blend_scores(std::string_view problem, const features::KernelBlock&
     double top = -std::numeric_limits<double>::infinity();
     logs.assign(scored.size(), std::nan(""));
     for (std::size_t j = 0; j < scored.size(); ++j) {
-      if (margins[j] < -Cascade::kCutPenalty / 2) continue;
+      if (Cascade::is_cut(margins[j])) continue;
       const double value = r.spec_.decode(m.target, sign * margins[j]);
       logs[j] =
           std::log(std::max(model::predicted_speed(r.spec_.objective, m.target, value), 1e-300));
@@ -348,7 +349,7 @@ std::vector<Scored> Ranker::rank_blend(std::string_view problem,
     out[i].score = scores[i];
     // A kernel beyond the survivors (or cut by a cascade) has no whole score: no speed, so the
     // default guard never compares against it (DefaultGuard::keeps_default).
-    out[i].speed = scores[i] < -Cascade::kCutPenalty / 2 ? std::nan("") : std::exp(scores[i]);
+    out[i].speed = Cascade::is_cut(scores[i]) ? std::nan("") : std::exp(scores[i]);
   }
   std::stable_sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.score > b.score; });
   return out;

@@ -58,6 +58,8 @@ struct Cascade {
   std::size_t prefix_trees = 0;  // 0: off
   std::size_t survivors = 0;
   static constexpr double kCutPenalty = 1e9;
+  // Whether a score carries the cut penalty: ranked after the others on a partial score.
+  static bool is_cut(double score) { return score < -kCutPenalty / 2; }
   bool enabled() const { return prefix_trees > 0 && survivors > 0; }
   // "P:S" (prefix trees, survivors) or "off"; InputError otherwise.
   static Cascade parse(const std::string& text);
@@ -127,8 +129,9 @@ class Ranker {
                                  std::span<const std::string> names) const;
   void blend_scores(std::string_view problem, const features::KernelBlock& kernels,
                     std::vector<double>& out, std::vector<Scored>* detail) const;
-  // Margins of the ordering model for the n rows in rows_, through the cascade when it is on.
-  void primary_margins(std::size_t n, std::vector<double>& out) const;
+  // Margins of the ordering model for the n feature rows at `feature_rows` (laid out as rows_:
+  // this ranker's or, in a blend, the first member's), through the cascade when it is on.
+  void primary_margins(const float* feature_rows, std::size_t n, std::vector<double>& out) const;
   // Margins (signed, larger is better) of the ordering model, every tree, for rows laid out as
   // rows_ (engine_->all_features() columns).
   void row_margins(std::span<const float* const> rows, std::vector<double>& out) const;
