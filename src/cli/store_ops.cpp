@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/text.h"
+#include "ops/operation.h"
 
 namespace kselect::cli {
 
@@ -19,7 +20,7 @@ void choose_ops(const data::Store& store, std::string& op, std::string& data_op)
   const auto ops = store.ops();
   if (ops.empty()) throw InputError(store.path(), 0, "op", "the database holds no measurements");
   const bool held = std::find(ops.begin(), ops.end(), op) != ops.end();
-  if (op.empty() || (op == "generic" && !held)) {
+  if (op.empty() || (!held && find_operation(op).capabilities().learns_from_any_op)) {
     if (ops.size() != 1)
       throw InputError(
           store.path(), 0, "op",

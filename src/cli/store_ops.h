@@ -13,8 +13,9 @@ namespace kselect::cli {
 HardwareProfile run_hardware(const data::Store& store, const std::string& op);
 
 // Resolves --op against the store's ops. `op` empty: the store's only op (InputError when it
-// holds several). `op` generic on a store without generic data: the store's only op, read
-// through the generic features. Sets `data_op` to the op whose rows are read.
+// holds several). An op that learns from any op's data (Capabilities::learns_from_any_op) on a
+// store without its own data: the store's only op, read through that op's features. Sets `data_op`
+// to the op whose rows are read.
 void choose_ops(const data::Store& store, std::string& op, std::string& data_op);
 
 }  // namespace kselect::cli

@@ -13,7 +13,6 @@
 #include "core/hardware.h"
 #include "data/shape_csv.h"
 #include "data/store.h"
-#include "ops/gemm/shapes.h"
 #include "ops/operation.h"
 
 namespace kselect::cli {
@@ -53,13 +52,9 @@ int run_sweep(Args& a) {
   return summary.interrupted ? kExitFailure : kExitOk;
 }
 
-// Without --shapes, a few small wide-coverage GEMM shapes.
+// Without --shapes, a few small problems of the op's first shape family.
 std::string default_stability_shapes(const Operation& op, const std::string& dir) {
-  if (op.name() != "gemm") throw InputError("", 0, "shapes", "--shapes is required for this op");
-  gemm::ShapeOptions options;
-  options.count = 6, options.max_gflop = 0.2;
-  std::vector<std::string> problems;
-  for (const auto& p : gemm::generate_shapes(options)) problems.push_back(p.to_string());
+  const auto problems = op.generate_problems({.count = 6, .max_gflop = 0.2});
   std::string path = dir + "/shapes.csv";
   data::write_shape_csv(op, problems, path);
   return path;

@@ -9,6 +9,7 @@
 #include "data/store.h"
 #include "features/table.h"
 #include "model/train.h"
+#include "ops/operation.h"
 
 namespace kselect::cli {
 namespace {
@@ -28,7 +29,8 @@ int run(Args& a) {
   auto measurements = store.read_measurements(filter);
   data::use_time_statistic(measurements,
                            data::parse_time_statistic(a.time_statistic, "time-statistic"));
-  if (o.op == "generic") o.kernel_configs = store.kernel_configs(o.data_op);
+  if (find_operation(o.op).capabilities().fits_feature_state)
+    o.kernel_configs = store.kernel_configs(o.data_op);
   o.hardware = run_hardware(store, o.data_op);
   const auto engine = model::training_engine(measurements, o);
   const features::TableOptions table{.op = o.data_op, .dtype = o.dtype, .schema = a.schema};

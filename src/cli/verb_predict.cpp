@@ -32,12 +32,14 @@ struct PredictArgs {
 // the problem's context.
 std::vector<std::string> candidates_for(const PredictArgs& a, const select::Ranker& ranker,
                                         const Operation& op, const std::string& problem) {
-  if (ranker.spec().op != "generic") return select::supported_kernels(op, a.rules, problem);
+  if (op.capabilities().kernels_from_rule_sets)
+    return select::supported_kernels(op, a.rules, problem);
   if (a.rules_given)
     throw InputError("", 0, "rules",
-                     "a generic model has no rule sets: it ranks the kernels it saw in training "
-                     "(leave out --rules)");
-  return select::model_kernels(ranker.engine(), problem);
+                     "a " + std::string(op.name()) +
+                         " model has no rule sets: it ranks the kernels it saw in training "
+                         "(leave out --rules)");
+  return ranker.engine().candidates(problem);
 }
 
 // A classify model ranks a context without classes in input order, which means nothing:
@@ -45,9 +47,10 @@ std::vector<std::string> candidates_for(const PredictArgs& a, const select::Rank
 // (candidates_for: a classify model is generic), with the contexts the model knows; one seen
 // in training has no classes when none of its problems had a valid `target` > 0 (a tflops
 // model on a context measured in times only), refused here with the contexts that have.
-void check_classified_context(const model::KernelClassifier& classifier, const std::string& target,
+void check_classified_context(const select::Ranker& ranker, const std::string& target,
                               const std::string& problem) {
-  const std::string context = model::KernelClassifier::context_of(problem);
+  const model::KernelClassifier& classifier = *ranker.classifier();
+  const std::string context = ranker.engine().context(problem);
   if (classifier.find(context)) return;
   std::string known;
   for (const auto& c : classifier.contexts()) known += (known.empty() ? "" : "; ") + c.name;
@@ -161,10 +164,10 @@ void print_table(const std::vector<select::Scored>& ranked, const select::Ranker
 // added to the candidates when the rule set ranked lacks it (it must be scored to be compared).
 std::string guarded_default(const Operation& op, const std::string& problem,
                             const std::string& kernel, std::vector<std::string>& candidates) {
-  if (op.name() == "generic")
+  if (!op.capabilities().kernels_from_rule_sets)
     throw InputError("", 0, "default_margin",
-                     "the generic op has no default rule set to guard (leave out "
-                     "--default-margin)");
+                     "the " + std::string(op.name()) +
+                         " op has no default rule set to guard (leave out --default-margin)");
   if (kernel.empty())
     throw InputError("", 0, "default_margin",
                      "no kernel of the default rule set supports " + problem);
@@ -199,13 +202,14 @@ class Predictor {
       p.unsupported = true;
       return p;
     }
-    if (const auto* classifier = ranker_.classifier()) {
+    if (ranker_.classifier()) {
       const auto& targets = ranker_.spec().targets;
-      check_classified_context(*classifier, targets.empty() ? "target" : targets.front(), problem);
+      check_classified_context(ranker_, targets.empty() ? "target" : targets.front(), problem);
     }
     // The no-model pick, always a candidate: guarded, and kept by the shortlist.
-    const std::string no_model_pick =
-        op_->name() == "generic" ? std::string() : select::default_kernel(*op_, "default", problem);
+    const std::string no_model_pick = op_->capabilities().kernels_from_rule_sets
+                                          ? select::default_kernel(*op_, "default", problem)
+                                          : std::string();
     if (guard_.enabled())
       p.guard.default_kernel = guarded_default(*op_, problem, no_model_pick, candidates);
     p.supported = candidates.size();

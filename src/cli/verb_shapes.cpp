@@ -4,7 +4,6 @@
 #include "cli/verb.h"
 #include "core/error.h"
 #include "data/shape_csv.h"
-#include "ops/gemm/shapes.h"
 #include "ops/operation.h"
 
 namespace kselect::cli {
@@ -17,27 +16,14 @@ struct Args {
   double max_gflop = 2.0;
 };
 
-std::vector<gemm::DType> dtypes_of(const std::string& text) {
-  if (text == "all") return {gemm::DType::kFp32, gemm::DType::kBf16};
-  return {gemm::parse_dtype(text)};
-}
-
-std::vector<gemm::Layout> layouts_of(const std::string& text) {
-  if (text == "all")
-    return {gemm::Layout::kRcr, gemm::Layout::kRrr, gemm::Layout::kCrr, gemm::Layout::kCcr};
-  return {gemm::parse_layout(text)};
-}
-
 int run(const Args& a) {
   const Operation& op = find_operation(a.op);
-  if (op.name() != "gemm") throw InputError("", 0, "op", "shape families exist only for gemm");
-  gemm::ShapeOptions options;
-  options.family = a.family, options.count = a.count, options.seed = a.seed;
-  options.max_gflop = a.max_gflop;
-  options.dtypes = dtypes_of(a.dtype);
-  options.layouts = layouts_of(a.layout);
-  std::vector<std::string> problems;
-  for (const auto& p : gemm::generate_shapes(options)) problems.push_back(p.to_string());
+  const std::vector<std::string> problems = op.generate_problems({.family = a.family,
+                                                                  .count = a.count,
+                                                                  .seed = a.seed,
+                                                                  .max_gflop = a.max_gflop,
+                                                                  .dtypes = {a.dtype},
+                                                                  .layouts = {a.layout}});
   if (a.output.empty() || a.output == "-") {
     std::cout << data::format_shape_csv(op, problems);
   } else {

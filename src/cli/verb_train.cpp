@@ -9,6 +9,7 @@
 #include "data/store.h"
 #include "model/train.h"
 #include "model/train_blend.h"
+#include "ops/operation.h"
 
 namespace kselect::cli {
 
@@ -62,7 +63,8 @@ int run(TrainArgs& a) {
   filter.op = a.options.data_op;
   filter.latest_per_pair = true;
   auto measurements = store.read_measurements(filter);
-  if (a.options.op == "generic") a.options.kernel_configs = store.kernel_configs(filter.op);
+  if (find_operation(a.options.op).capabilities().fits_feature_state)
+    a.options.kernel_configs = store.kernel_configs(filter.op);
   a.options.hardware = run_hardware(store, a.options.data_op);
   a.options.data_source = a.db;
   a.options.progress = true;

@@ -6,8 +6,8 @@
 
 #include "core/error.h"
 #include "core/hardware.h"
-#include "eval/strata.h"
 #include "model/train.h"
+#include "ops/operation.h"
 #include "select/default_guard.h"
 
 namespace kselect::eval {
@@ -186,10 +186,11 @@ void add_slices_and_strata(EvalReport& report, const ProblemTable& table) {
   std::map<std::string, std::map<std::string, std::vector<const ProblemResult*>>> slices;
   std::map<std::string, std::vector<double>> strata;
   for (const auto& r : report.per_problem) {
-    GemmView view = gemm_view(table.at(r.problem).op, r.problem, r.picked);
-    for (const auto& [slice, bucket] : slice_buckets(view)) slices[slice][bucket].push_back(&r);
-    for (const auto& stratum : regret_strata(view, report.options.cores))
-      strata[stratum].push_back(r.regret);
+    const Operation* op = lookup_operation(table.at(r.problem).op);
+    const ReportGroups groups =
+        op ? op->report_groups(r.problem, r.picked, report.options.cores) : ReportGroups{};
+    for (const auto& [slice, bucket] : groups.slices) slices[slice][bucket].push_back(&r);
+    for (const auto& stratum : groups.strata) strata[stratum].push_back(r.regret);
   }
   for (const auto& [slice, buckets] : slices)
     for (const auto& [bucket, results] : buckets)

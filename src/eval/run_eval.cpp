@@ -15,9 +15,9 @@
 #include "core/progress.h"
 #include "core/text.h"
 #include "data/store.h"
+#include "data/winners.h"
 #include "eval/oof_file.h"
 #include "model/feature_spec.h"
-#include "ops/generic/vocabulary.h"
 #include "ops/operation.h"
 #include "select/ranker.h"
 
@@ -169,12 +169,15 @@ bool fill_time_throughput(std::vector<data::Measurement>& measurements) {
   return any;
 }
 
-// Out of fold, the generic no-model pick must not learn from the problem it is scored on: it
-// is the most frequent winner per context among the problems of the other folds (with few
+// Out of fold, a model-candidate op's no-model pick must not learn from the problem it is scored
+// on: it is the most frequent winner per context among the problems of the other folds (with few
 // problems, such as one per GPU, the final model's counts would include the answer).
 struct FoldWinners {
-  std::map<std::string, int> fold;                           // problem -> fold
-  std::map<std::string, generic::ProblemWinner> winner;      // problem -> context, winner
+  std::map<std::string, int> fold;  // problem -> fold
+  struct Winner {
+    std::string context, kernel;
+  };
+  std::map<std::string, Winner> winner;                      // problem -> context, winner
   std::map<std::string, std::map<std::string, long>> total;  // context -> kernel -> wins
   std::map<std::pair<int, std::string>, std::map<std::string, long>> in_fold;
 
@@ -201,11 +204,13 @@ struct FoldWinners {
 };
 
 std::shared_ptr<FoldWinners> fold_winners(const std::vector<data::Measurement>& measurements,
-                                          std::map<std::string, int> folds) {
+                                          std::map<std::string, int> folds,
+                                          const features::FeatureEngine& engine) {
   auto w = std::make_shared<FoldWinners>();
   std::vector<const data::Measurement*> rows;
   for (const auto& m : measurements) rows.push_back(&m);
-  w->winner = generic::problem_winners(rows);
+  for (auto& [problem, kernel] : data::problem_winners(rows))
+    w->winner[problem] = {engine.context(problem), std::move(kernel)};
   w->fold = std::move(folds);
   for (const auto& [problem, win] : w->winner) {
     ++w->total[win.context][win.kernel];
@@ -215,14 +220,14 @@ std::shared_ptr<FoldWinners> fold_winners(const std::vector<data::Measurement>& 
   return w;
 }
 
-// The no-model pick: the rule set's kernels in the op's heuristic order, or for the generic op
-// the kernels seen in training ordered by how often each won in the problem's context (out of
-// fold, `folds`: in the other folds' problems).
+// The no-model pick: the rule set's kernels in the op's heuristic order, or for an op whose
+// candidates come from the model the kernels seen in training ordered by how often each won in the
+// problem's context (out of fold, `folds`: in the other folds' problems).
 void set_default_policy(const EvalJob& job, const Operation& op,
                         const std::optional<model::FeatureSpec>& spec,
                         const std::vector<data::Measurement>& measurements,
                         const std::map<std::string, int>* folds, EvalOptions& options) {
-  if (op.name() != "generic") {
+  if (op.capabilities().kernels_from_rule_sets) {
     options.default_kernels = op.kernel_names(job.rules, {});
     options.default_order = [&op](const std::string& problem, const std::vector<std::string>& k) {
       return op.heuristic_order(problem, k);
@@ -230,20 +235,19 @@ void set_default_policy(const EvalJob& job, const Operation& op,
     return;
   }
   if (!spec || !spec->engine_state.is_object()) return;  // no training data: no baseline
-  auto vocabulary = std::make_shared<generic::GenericVocabulary>(
-      generic::GenericVocabulary::from_json(spec->engine_state, job.model_dir));
-  options.default_kernels = vocabulary->kernels();
+  std::shared_ptr<const features::FeatureEngine> engine =
+      op.make_feature_engine(host_hardware(), spec->engine_state);
+  options.default_kernels = engine->known_kernels();
   if (folds) {
-    auto winners = fold_winners(measurements, *folds);
+    auto winners = fold_winners(measurements, *folds, *engine);
     options.default_order = [winners](const std::string& problem,
                                       const std::vector<std::string>& k) {
       return winners->order(problem, k);
     };
     return;
   }
-  options.default_order = [vocabulary](const std::string& problem,
-                                       const std::vector<std::string>& k) {
-    return vocabulary->winner_order(problem, k);
+  options.default_order = [engine](const std::string& problem, const std::vector<std::string>& k) {
+    return engine->winner_order(problem, k);
   };
 }
 
@@ -304,10 +308,11 @@ EvalOutcome run_eval(const EvalJob& job) {
   } else {
     outcome.protocol = "held-out";
     outcome.predictions = job.model_dir;
-    predictions = held_out(resolved, measurements,
-                           op.name() == "generic" ? store.kernel_configs(data_op)
-                                                  : std::map<std::string, nlohmann::json>{},
-                           outcome.stale_features);
+    predictions =
+        held_out(resolved, measurements,
+                 op.capabilities().fits_feature_state ? store.kernel_configs(data_op)
+                                                      : std::map<std::string, nlohmann::json>{},
+                 outcome.stale_features);
     set_default_policy(job, op, spec, measurements, nullptr, options);
   }
   if (fill_time_throughput(measurements)) outcome.efficiency_basis = "time";

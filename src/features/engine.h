@@ -14,7 +14,6 @@
 #include <nlohmann/json.hpp>
 
 #include "core/hardware.h"
-#include "data/measurement.h"
 
 namespace kselect::features {
 
@@ -78,6 +77,32 @@ class FeatureEngine {
   // The data type of a problem ("fp32", "bf16", ...): models are trained per dtype.
   virtual std::string dtype(std::string_view problem) const = 0;
 
+  // Engines fitted from training data know the kernels they saw; the next four describe them.
+  // Engines with fixed schemas know none: their candidates come from the op's rule sets.
+  // The selection context of a problem (for example "dir=F,dtype=fp32,layout=NCHW"): the
+  // kernels seen and the winners counted are per context. "" for fixed-schema engines.
+  virtual std::string context(std::string_view problem) const {
+    (void)problem;
+    return {};
+  }
+  // The kernels seen in training with the problem's context; InputError when none were.
+  virtual std::vector<std::string> candidates(std::string_view problem) const {
+    (void)problem;
+    return {};
+  }
+  // `kernels` ordered by how often each won in the problem's context in training (most first,
+  // ties keep the given order): the no-model pick is the first.
+  virtual std::vector<std::string> winner_order(std::string_view problem,
+                                                std::vector<std::string> kernels) const {
+    (void)problem;
+    return kernels;
+  }
+  // Every kernel seen in training, sorted.
+  virtual std::vector<std::string> known_kernels() const { return {}; }
+  // The leading features that depend on the problem alone (a per-context classifier's inputs);
+  // empty when the engine does not keep them apart from the kernel's.
+  virtual std::vector<std::string> problem_features() const { return {}; }
+
   // Rows of schema `schema` for `kernels` on `problem` (prepare + extract_rows).
   FeatureMatrix extract(std::string_view schema, std::string_view problem,
                         std::span<const std::string> kernels) const;
@@ -85,26 +110,6 @@ class FeatureEngine {
   std::vector<int> columns_of(const std::vector<std::string>& names,
                               const std::string& context) const;
 };
-
-// The engine of operation `op` filling hw_* features from `hardware`. `engine_state` is the
-// fitted state of engines whose features are learnt from data (the generic op: required, see
-// fit_engine_state); engines with fixed schemas (GEMM) ignore it. Throws InputError for an
-// operation without a feature engine or a missing or malformed state.
-std::unique_ptr<FeatureEngine> make_engine(std::string_view op, const HardwareProfile& hardware,
-                                           const nlohmann::json& engine_state = nullptr);
-
-// Fits the state of an engine that learns its features from training data: `rows` are the
-// training measurements, `kernel_configs` the kernels' parameters, `encoding` the category-code
-// order ("target" or "alphabetical"). Null for engines with fixed schemas.
-nlohmann::json fit_engine_state(std::string_view op, std::span<const data::Measurement* const> rows,
-                                const std::map<std::string, nlohmann::json>& kernel_configs,
-                                const std::string& encoding = "target");
-
-// `engine_state` with the parameters of kernels it does not know yet added (the generic op:
-// kernels of held-out data or of a warm start's new data; their codes are unchanged).
-// Unchanged for engines without fitted state.
-nlohmann::json extend_engine_state(std::string_view op, const nlohmann::json& engine_state,
-                                   const std::map<std::string, nlohmann::json>& kernel_configs);
 
 // Column index of each name of `wanted` within `available`; throws InputError listing every
 // name of `wanted` that `available` lacks (a model needing features this engine cannot make).

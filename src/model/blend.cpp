@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "ops/operation.h"
 
 namespace kselect::model {
 
@@ -19,9 +20,10 @@ void check_blend_member(const FeatureSpec& first, const FeatureSpec& member,
     throw InputError(member_dir, 0, "dtype",
                      "a " + member.op + " " + member.dtype + " model cannot join a blend of " +
                          first.op + " " + first.dtype + " models");
-  if (member.op == "generic")
-    throw InputError(member_dir, 0, "op",
-                     "a generic model cannot join a blend (its kernels are its vocabulary's)");
+  if (!find_operation(member.op).capabilities().kernels_from_rule_sets)
+    throw InputError(
+        member_dir, 0, "op",
+        "a " + member.op + " model cannot join a blend (its kernels are its vocabulary's)");
 }
 
 void check_blend_out(const std::filesystem::path& out) {

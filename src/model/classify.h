@@ -2,7 +2,7 @@
 // The kernel classifier (objective "classify", docs/model-format.md): for listed-only data such
 // as MIOpen's find-db, which measures only each problem's fastest few kernels, it learns which
 // kernel wins rather than how fast every kernel runs. Per context (the problem's dir, dtype and
-// layout, generic::GenericVocabulary::context) one multi-class XGBoost model (multi:softprob)
+// layout: FeatureEngine::context) one multi-class XGBoost model (multi:softprob)
 // maps the problem's features to its fastest kernel; the classes are the kernels that won at
 // least one training problem of the context, so a kernel that never wins is never picked.
 //
@@ -23,7 +23,10 @@
 
 #include "features/engine.h"
 #include "model/forest.h"
-#include "model/xgboost.h"
+
+namespace kselect::model::xgb {
+class Booster;  // fitting only (model/xgboost.h); selection never touches XGBoost
+}
 
 namespace kselect::model {
 
@@ -35,8 +38,8 @@ struct ClassifyExample {
 // The problem-only columns of a feature engine, one row per problem: what the classifier reads.
 class ProblemFeatures {
  public:
-  // The engine's problem-only columns (the generic op's p_* and d_* features, which precede the
-  // kernel's). InputError for an engine whose rows do not start with such a block (GEMM).
+  // The engine's problem-only columns (FeatureEngine::problem_features). InputError for an
+  // engine that does not keep them apart from the kernel's.
   static std::vector<std::string> names_of(const features::FeatureEngine& engine);
   // `names` must be features of `engine` (InputError listing the missing ones); `engine` must
   // outlive this object.
@@ -46,6 +49,8 @@ class ProblemFeatures {
   std::size_t width() const { return names_.size(); }
   // Writes the width() features of `problem` to `out` (InputError for malformed problem text).
   void row(std::string_view problem, float* out) const;
+  // The problem's selection context (FeatureEngine::context).
+  std::string context(std::string_view problem) const { return engine_->context(problem); }
 
  private:
   const features::FeatureEngine* engine_;
@@ -76,7 +81,7 @@ class KernelClassifier {
   static constexpr double kNotAClass = -1;
 
   struct Context {
-    std::string name;                  // GenericVocabulary::context, e.g. "dir=F,dtype=fp32"
+    std::string name;                  // FeatureEngine::context, e.g. "dir=F,dtype=fp32"
     std::vector<std::string> classes;  // sorted; class i is the model's output i
     // Null with a single class, which then always wins.
     std::shared_ptr<const Forest> forest;
@@ -107,8 +112,6 @@ class KernelClassifier {
   nlohmann::json save(const std::filesystem::path& dir, const std::string& target,
                       bool compress) const;
 
-  // The context of a problem: GenericVocabulary::context of its fields.
-  static std::string context_of(std::string_view problem);
   const std::vector<Context>& contexts() const { return contexts_; }
   // Null when `context` had no training problem.
   const Context* find(const std::string& context) const;

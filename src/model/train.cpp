@@ -27,6 +27,7 @@
 #include "model/forest.h"
 #include "model/train_classify.h"
 #include "model/xgboost.h"
+#include "ops/operation.h"
 
 namespace kselect::model {
 
@@ -249,7 +250,8 @@ std::vector<bool> training_mask(const Dataset& d, const std::vector<std::size_t>
 // Whether a model of these options carries a shortlist: every objective that orders a rule
 // set's candidates (classify and generic models rank the kernels the model knows already).
 bool uses_shortlist(const TrainOptions& o) {
-  return o.shortlist >= 0 && o.objective != "classify" && o.op != "generic";
+  return o.shortlist >= 0 && o.objective != "classify" &&
+         find_operation(o.op).capabilities().kernels_from_rule_sets;
 }
 
 // The target whose model orders selection (select::Ranker): tflops when trained, else the first.
@@ -702,10 +704,10 @@ std::vector<const data::Measurement*> fit_rows(const std::vector<data::Measureme
   return rows;
 }
 
-// tflops unless the data is generic and no row has TFLOPS (only times were imported).
+// tflops unless the op's data may lack FLOPs and no row has TFLOPS (only times were imported).
 std::string default_target(const std::vector<data::Measurement>& all, const TrainOptions& o,
                            std::string& note) {
-  if (o.op != "generic") return "tflops";
+  if (find_operation(o.op).capabilities().always_has_flops) return "tflops";
   for (const auto& m : all)
     if (m.op == o.data_op && m.valid && m.tflops > 0) {
       note = "tflops (the data has TFLOPS)";
@@ -721,15 +723,16 @@ std::string default_target(const std::vector<data::Measurement>& all, const Trai
 std::unique_ptr<features::FeatureEngine> make_train_engine(
     const std::vector<data::Measurement>& all, const TrainOptions& o, const FeatureSpec* previous,
     nlohmann::json& state) {
-  state = o.op == "generic"
-              ? features::fit_engine_state(o.op, fit_rows(all, o), o.kernel_configs, o.encoding)
+  const Operation& op = find_operation(o.op);
+  state = op.capabilities().fits_feature_state
+              ? op.fit_feature_state(fit_rows(all, o), o.kernel_configs, o.encoding)
               : nlohmann::json();
-  auto engine = features::make_engine(o.op, o.hardware, state);
+  auto engine = op.make_feature_engine(o.hardware, state);
   if (!previous || state.is_null()) return engine;
   check_warm_start(*previous, engine->schema(engine->default_schema()), engine->feature_revisions(),
                    o);
-  state = features::extend_engine_state(o.op, previous->engine_state, o.kernel_configs);
-  return features::make_engine(o.op, o.hardware, state);
+  state = op.extend_feature_state(previous->engine_state, o.kernel_configs);
+  return op.make_feature_engine(o.hardware, state);
 }
 
 }  // namespace
@@ -767,7 +770,7 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
 }  // namespace
 
 double default_colsample(const std::string& op) {
-  return op == "gemm" ? 0.5 : 0.8;
+  return find_operation(op).capabilities().default_colsample;
 }
 
 TrainResult train(const std::vector<data::Measurement>& measurements, const TrainOptions& given) {

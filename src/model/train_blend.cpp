@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "model/blend.h"
+#include "ops/operation.h"
 
 namespace kselect::model {
 namespace {
@@ -22,7 +23,9 @@ void check_near_blend_options(const TrainOptions& o, double min_efficiency) {
     throw InputError(
         "", 0, field,
         "its first member is a regression; --objective " + o.objective + " cannot train it");
-  if (o.op == "generic") throw InputError("", 0, field, "generic models cannot join a blend");
+  if (!find_operation(o.op).capabilities().kernels_from_rule_sets)
+    throw InputError("", 0, field,
+                     o.op + " models cannot join a blend (their kernels are their vocabulary's)");
   if (!o.warm_start.empty())
     throw InputError("", 0, field,
                      "a warm start continues one model: warm-start the members (<blend>/regression "

@@ -7,6 +7,7 @@
 #include "model/classify.h"
 #include "model/file_io.h"
 #include "model/folds.h"
+#include "model/xgboost.h"
 
 namespace kselect::model {
 

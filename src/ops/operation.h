@@ -2,14 +2,20 @@
 // The seam between pipeline stages and operations. Sweeps, storage, training, evaluation and
 // selection are written once against this interface; each operation (src/ops/<op>/) implements
 // it and registers itself in src/ops/registry.cpp.
+#include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/hardware.h"
 #include "core/key_values.h"
+#include "data/measurement.h"
+#include "features/engine.h"
 
 namespace kselect {
 
@@ -35,10 +41,49 @@ class BoundKernel {
   virtual std::string verify() = 0;
 };
 
+// What an operation can do. Generic layers branch on these, never on the operation's name.
+struct Capabilities {
+  // Kernel names come from rule sets (kernel_names): selection ranks a set's supported kernels,
+  // a model may carry a shortlist of them, the no-model pick is the first kernel of the
+  // "default" set in heuristic_order, and models of the op can join a blend. False: the
+  // candidates are the kernels the model's fitted feature state saw in training
+  // (FeatureEngine::candidates), and the no-model pick is the one that won most often there.
+  bool kernels_from_rule_sets = true;
+  // Every measurement of the op carries its FLOPs, so TFLOPS is a target. False: imported data
+  // may hold times alone, and a model then learns latency.
+  bool always_has_flops = true;
+  // The op's feature engine is fitted from training data (fit_feature_state), which needs the
+  // kernels' configurations from the store.
+  bool fits_feature_state = false;
+  // The op learns from measurements stored under another op's name (a database of imported
+  // convolutions trains a generic model).
+  bool learns_from_any_op = false;
+  // XGBoost's column sample per tree when training does not set one.
+  double default_colsample = 0.8;
+};
+
+// What `kselect shapes` asks of an operation that generates problem families.
+struct ShapeRequest {
+  std::string family;
+  int count = 20;
+  unsigned seed = 1;
+  double max_gflop = 2.0;
+  std::vector<std::string> dtypes;   // spread round-robin; empty: the op's default
+  std::vector<std::string> layouts;  // the same; "all": every layout
+};
+
+// How evaluation groups one evaluated problem: (slice, bucket) pairs, and the regret strata it
+// falls in ("all" always first).
+struct ReportGroups {
+  std::vector<std::pair<std::string, std::string>> slices;
+  std::vector<std::string> strata{"all"};
+};
+
 class Operation {
  public:
   virtual ~Operation() = default;
   virtual std::string_view name() const = 0;
+  virtual const Capabilities& capabilities() const = 0;
 
   // Parses and validates problem text ("m=..,n=.."); returns the canonical form.
   // Throws InputError naming `source` and the field.
@@ -64,6 +109,43 @@ class Operation {
     return kernels;
   }
 
+  // The feature engine filling hw_* features from `hardware`. `state` is the fitted state of an
+  // op whose features are learnt from data (Capabilities::fits_feature_state: required there);
+  // other ops ignore it. InputError for a missing or malformed state.
+  // The base: InputError (an op that kselect only measures has no feature engine).
+  virtual std::unique_ptr<features::FeatureEngine> make_feature_engine(
+      const HardwareProfile& hardware, const nlohmann::json& state = nullptr) const;
+  // The fitted feature state: `rows` are the training measurements, `kernel_configs` the
+  // kernels' parameters, `encoding` the category-code order ("target" or "alphabetical"). Null
+  // for ops with fixed schemas.
+  virtual nlohmann::json fit_feature_state(
+      std::span<const data::Measurement* const> rows,
+      const std::map<std::string, nlohmann::json>& kernel_configs,
+      const std::string& encoding = "target") const {
+    (void)rows, (void)kernel_configs, (void)encoding;
+    return nullptr;
+  }
+  // `state` with the parameters of kernels it does not know yet added (kernels of held-out data
+  // or of a warm start's new data; codes unchanged). Unchanged for ops with fixed schemas.
+  virtual nlohmann::json extend_feature_state(
+      const nlohmann::json& state,
+      const std::map<std::string, nlohmann::json>& kernel_configs) const {
+    (void)kernel_configs;
+    return state;
+  }
+
+  // Problems of a named family, for sweeps; InputError when the op has no shape families.
+  virtual std::vector<std::string> generate_problems(const ShapeRequest& request) const;
+  virtual std::vector<std::string> shape_families() const { return {}; }
+
+  // Slices and strata of an evaluated problem whose pick was `picked`, on a machine of `cores`
+  // cores. The base: the "all" stratum only.
+  virtual ReportGroups report_groups(std::string_view problem, std::string_view picked,
+                                     int cores) const {
+    (void)problem, (void)picked, (void)cores;
+    return {};
+  }
+
   virtual std::unique_ptr<Workload> make_workload(std::string_view problem,
                                                   unsigned seed) const = 0;
   // Binds a supported kernel to a workload; throws InputError if it does not support it.
@@ -73,6 +155,8 @@ class Operation {
 
 // The registered operations; find_operation throws InputError listing the known names.
 const Operation& find_operation(std::string_view name);
+// The same, or null for a name no operation has (data stored under a foreign op's name).
+const Operation* lookup_operation(std::string_view name);
 std::vector<std::string> operation_names();
 
 }  // namespace kselect

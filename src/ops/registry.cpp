@@ -14,9 +14,24 @@ const std::vector<const Operation*>& operations() {
 }
 }  // namespace
 
-const Operation& find_operation(std::string_view name) {
+std::unique_ptr<features::FeatureEngine> Operation::make_feature_engine(
+    const HardwareProfile&, const nlohmann::json&) const {
+  throw InputError("", 0, "op", "the " + std::string(name()) + " op has no feature engine");
+}
+
+std::vector<std::string> Operation::generate_problems(const ShapeRequest&) const {
+  throw InputError("", 0, "op",
+                   "the " + std::string(name()) + " op has no shape families: give --shapes");
+}
+
+const Operation* lookup_operation(std::string_view name) {
   for (const Operation* op : operations())
-    if (op->name() == name) return *op;
+    if (op->name() == name) return op;
+  return nullptr;
+}
+
+const Operation& find_operation(std::string_view name) {
+  if (const Operation* op = lookup_operation(name)) return *op;
   throw InputError(
       "", 0, "op",
       "unknown operation '" + std::string(name) + "' (known: " + join(operation_names()) + ")");

@@ -4,7 +4,6 @@
 #include <string_view>
 #include <vector>
 
-#include "features/engine.h"
 #include "ops/operation.h"
 
 namespace kselect::select {
@@ -19,11 +18,5 @@ std::vector<std::string> supported_kernels(const Operation& op, std::string_view
 // none does. `problem` must be canonical.
 std::string default_kernel(const Operation& op, std::string_view rule_set,
                            std::string_view problem);
-
-// Candidates that come from the model rather than a rule set (the generic op: the kernels seen
-// in training with the problem's dir, dtype and layout). Empty when the engine has no such
-// list; InputError when the problem's context was never seen in training.
-std::vector<std::string> model_kernels(const features::FeatureEngine& engine,
-                                       std::string_view problem);
 
 }  // namespace kselect::select

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/key_values.h"
 #include "model/blend.h"
+#include "ops/operation.h"
 
 namespace kselect::select {
 
@@ -28,9 +29,9 @@ Ranker Ranker::load(const std::filesystem::path& dir, const HardwareProfile& har
   Ranker r;
   r.spec_ = model::FeatureSpec::load(dir);
   if (r.spec_.objective == "blend") return load_blend(std::move(r), dir, hardware, kernel_configs);
-  r.engine_ = features::make_engine(
-      r.spec_.op, hardware,
-      features::extend_engine_state(r.spec_.op, r.spec_.engine_state, kernel_configs));
+  const Operation& op = find_operation(r.spec_.op);
+  r.engine_ = op.make_feature_engine(hardware,
+                                     op.extend_feature_state(r.spec_.engine_state, kernel_configs));
   r.stale_features_ = model::stale_features(r.spec_, r.engine_->feature_revisions());
   r.shortlist_.insert(r.spec_.shortlist.begin(), r.spec_.shortlist.end());
   r.all_columns_.resize(r.engine_->all_features().size());

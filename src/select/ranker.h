@@ -73,7 +73,7 @@ class Ranker {
   // FeatureSpec::blend, each loaded as a Ranker); hw_* features come from `hardware`.
   // StorageError for a missing or corrupt file, InputError for missing features.
   // `kernel_configs`: parameters of kernels the model may not have seen (a generic model
-  // ranking held-out data; see features::extend_engine_state).
+  // ranking held-out data; see Operation::extend_feature_state).
   static Ranker load(const std::filesystem::path& dir,
                      const HardwareProfile& hardware = host_hardware(),
                      const std::map<std::string, nlohmann::json>& kernel_configs = {});

@@ -36,6 +36,10 @@ class FakeWorkload : public Workload {
 class FakeOperation : public Operation {
  public:
   std::string_view name() const override { return "fake"; }
+  const Capabilities& capabilities() const override {
+    static const Capabilities caps;
+    return caps;
+  }
   std::string canonical_problem(std::string_view text, const std::string& source) const override {
     KeyValues kv = KeyValues::parse(text, source);
     auto unknown = kv.unknown_keys({"size", "dtype"});

@@ -6,6 +6,7 @@
 #include "../model/synthetic.h"
 #include "../model/train_fixture.h"
 #include "features/problem_rows.h"
+#include "ops/operation.h"
 
 namespace kselect {
 namespace {
@@ -22,7 +23,7 @@ TEST(ProblemRows, KeepsValidRowsOfTheDtypeAndCountsEveryDtype) {
   const std::size_t per_dtype = rows.size() / 2;
   rows[0].valid = false;
   rows[1].op = "conv";
-  auto engine = features::make_engine("gemm", testing::fixed_hardware());
+  auto engine = find_operation("gemm").make_feature_engine(testing::fixed_hardware());
   const auto grouped = features::group_by_problem(rows, *engine, "gemm", "fp32");
 
   EXPECT_EQ(grouped.rows, per_dtype - 1);  // the conv row is not gemm's; the invalid one counts
@@ -44,7 +45,7 @@ TEST(ProblemRows, KeepsValidRowsOfTheDtypeAndCountsEveryDtype) {
 
 TEST(ProblemRows, NoDtypeKeepsEveryDtypeAndAnotherOpNothing) {
   const auto rows = two_dtypes();
-  auto engine = features::make_engine("gemm", testing::fixed_hardware());
+  auto engine = find_operation("gemm").make_feature_engine(testing::fixed_hardware());
   EXPECT_EQ(features::group_by_problem(rows, *engine, "gemm", "").rows, rows.size());
   const auto none = features::group_by_problem(rows, *engine, "conv", "");
   EXPECT_EQ(none.rows, 0u);
@@ -54,7 +55,7 @@ TEST(ProblemRows, NoDtypeKeepsEveryDtypeAndAnotherOpNothing) {
 
 TEST(ProblemRows, ExtractMeasuredIsTheEnginesRowOfEachKernel) {
   const auto rows = testing::synthetic_measurements();
-  auto engine = features::make_engine("gemm", testing::fixed_hardware());
+  auto engine = find_operation("gemm").make_feature_engine(testing::fixed_hardware());
   const auto grouped = features::group_by_problem(rows, *engine, "gemm", "");
   const auto& [problem, measured] = *grouped.by_problem.begin();
   const auto& names = engine->schema("ck72").features;

@@ -8,6 +8,7 @@
 #include "../model/train_fixture.h"
 #include "core/error.h"
 #include "features/table.h"
+#include "ops/operation.h"
 
 namespace kselect {
 namespace {
@@ -31,7 +32,7 @@ std::vector<std::string> split_line(const std::string& line) {
 TEST(FeatureTable, RowsAreTheEnginesExtractionOfEachValidMeasurement) {
   auto rows = testing::synthetic_measurements();
   rows[3].valid = false;  // unsupported rows are not training rows
-  auto engine = features::make_engine("gemm", testing::fixed_hardware());
+  auto engine = find_operation("gemm").make_feature_engine(testing::fixed_hardware());
   std::ostringstream out;
   const std::size_t written =
       features::write_feature_table(rows, *engine, {.op = "gemm", .schema = "ck55"}, out);
@@ -59,7 +60,7 @@ TEST(FeatureTable, RowsAreTheEnginesExtractionOfEachValidMeasurement) {
 
 TEST(FeatureTable, ADtypeWithoutRowsNamesTheDtypesHeld) {
   auto rows = testing::synthetic_measurements();
-  auto engine = features::make_engine("gemm", testing::fixed_hardware());
+  auto engine = find_operation("gemm").make_feature_engine(testing::fixed_hardware());
   std::ostringstream out;
   try {
     features::write_feature_table(rows, *engine, {.op = "gemm", .dtype = "bf16"}, out);

@@ -1,6 +1,8 @@
 // model::KernelClassifier: per-context multi-class models of the fastest kernel, fitted through
 // XGBoost and scored through model::Forest.
 #include "model/classify.h"
+#include "model/xgboost.h"
+#include "ops/operation.h"
 
 #include <gtest/gtest.h>
 
@@ -23,9 +25,9 @@ std::vector<ClassifyExample> examples(const std::vector<data::Measurement>& rows
 }
 
 std::unique_ptr<features::FeatureEngine> fitted_engine(const std::vector<data::Measurement>& rows) {
-  return features::make_engine(
-      "generic", testing::fixed_hardware(),
-      features::fit_engine_state("generic", testing::pointers(rows), testing::generic_configs()));
+  return find_operation("generic").make_feature_engine(
+      testing::fixed_hardware(), find_operation("generic").fit_feature_state(
+                                     testing::pointers(rows), testing::generic_configs()));
 }
 
 ClassifierParams quick_params() {
@@ -158,7 +160,7 @@ TEST(KernelClassifier, EarlyStoppingKeepsTheBestPrefix) {
 }
 
 TEST(KernelClassifier, NeedsAnEngineWithProblemOnlyFeatures) {
-  auto gemm = features::make_engine("gemm", testing::fixed_hardware());
+  auto gemm = find_operation("gemm").make_feature_engine(testing::fixed_hardware());
   EXPECT_THROW(ProblemFeatures::names_of(*gemm), InputError);
   auto rows = testing::generic_measurements(5, 3);
   auto engine = fitted_engine(rows);

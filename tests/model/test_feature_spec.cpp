@@ -1,4 +1,5 @@
 #include "model/feature_spec.h"
+#include "ops/operation.h"
 
 #include <gtest/gtest.h>
 
@@ -173,7 +174,7 @@ TEST(FeatureSpec, ScoreSignIsNegativeOnlyForRegressionOnLatency) {
 }
 
 TEST(FeatureMapping, ReorderedAndSubsetListsMapByName) {
-  auto engine = features::make_engine("gemm", kselect::testing::fixed_hardware());
+  auto engine = find_operation("gemm").make_feature_engine(kselect::testing::fixed_hardware());
   const auto& all = engine->all_features();
   std::vector<std::string> wanted = {"tile_k", "M", "hw_num_cus"};
   auto columns = engine->columns_of(wanted, "model");
@@ -182,7 +183,7 @@ TEST(FeatureMapping, ReorderedAndSubsetListsMapByName) {
 }
 
 TEST(FeatureMapping, UnknownFeaturesFailListingEveryMissingName) {
-  auto engine = features::make_engine("gemm", kselect::testing::fixed_hardware());
+  auto engine = find_operation("gemm").make_feature_engine(kselect::testing::fixed_hardware());
   try {
     engine->columns_of({"M", "wave_mode", "has_dsb"}, "model x");
     FAIL();
@@ -191,7 +192,8 @@ TEST(FeatureMapping, UnknownFeaturesFailListingEveryMissingName) {
     EXPECT_NE(what.find("wave_mode, has_dsb"), std::string::npos) << what;
     EXPECT_NE(what.find("model x"), std::string::npos) << what;
   }
-  EXPECT_THROW(features::make_engine("conv", kselect::testing::fixed_hardware()), InputError);
+  EXPECT_THROW(find_operation("conv").make_feature_engine(kselect::testing::fixed_hardware()),
+               InputError);
 }
 
 }  // namespace

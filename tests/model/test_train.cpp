@@ -1,4 +1,5 @@
 #include "model/train.h"
+#include "ops/operation.h"
 
 #include <gtest/gtest.h>
 
@@ -176,7 +177,7 @@ TEST(Train, OutOfFoldFileHasOneRowPerValidMeasurementAndNeverSplitsAShape) {
   train(data, o);
   auto rows = eval::read_oof_csv((o.out_dir / "oof_tflops.csv").string());
   ASSERT_EQ(rows.size(), data.size());
-  auto engine = features::make_engine("gemm", o.hardware);
+  auto engine = find_operation("gemm").make_feature_engine(o.hardware);
   std::map<std::string, int> fold_of_shape;
   std::map<int, int> per_fold;
   for (const auto& row : rows) {

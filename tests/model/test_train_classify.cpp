@@ -100,7 +100,7 @@ TEST_F(TrainClassify, RankerPicksTheRulesWinnerOnUnseenProblems) {
   int agree = 0, problems = 0;
   for (const auto& [problem, winner] :
        testing::measured_winners(testing::generic_measurements(15, 99))) {
-    auto candidates = select::model_kernels(ranker.engine(), problem);
+    auto candidates = ranker.engine().candidates(problem);
     auto ranked = ranker.rank(problem, candidates);
     ASSERT_EQ(ranked.size(), 8u);
     double sum = 0;

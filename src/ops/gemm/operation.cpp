@@ -14,9 +14,12 @@
 #include "core/error.h"
 #include "kernels/placed_buffer.h"
 #include "ops/gemm/config.h"
+#include "ops/gemm/features.h"
 #include "ops/gemm/kernel.h"
 #include "ops/gemm/problem.h"
+#include "ops/gemm/report.h"
 #include "ops/gemm/rule_sets.h"
+#include "ops/gemm/shapes.h"
 
 namespace kselect::gemm {
 
@@ -198,9 +201,59 @@ std::string lower(std::string text) {
   return text;
 }
 
+// "all" stands for every dtype.
+std::vector<DType> dtypes_of(const std::vector<std::string>& names) {
+  std::vector<DType> out;
+  for (const auto& name : names) {
+    if (name == "all") return {DType::kFp32, DType::kBf16};
+    out.push_back(parse_dtype(name));
+  }
+  return out;
+}
+
+// "all" stands for every layout.
+std::vector<Layout> layouts_of(const std::vector<std::string>& names) {
+  std::vector<Layout> out;
+  for (const auto& name : names) {
+    if (name == "all") return {Layout::kRcr, Layout::kRrr, Layout::kCrr, Layout::kCcr};
+    out.push_back(parse_layout(name));
+  }
+  return out;
+}
+
 class GemmOperation : public Operation {
  public:
   std::string_view name() const override { return "gemm"; }
+
+  // Half the features per tree: the GEMM schema has many correlated features.
+  const Capabilities& capabilities() const override {
+    static const Capabilities caps{.default_colsample = 0.5};
+    return caps;
+  }
+
+  std::unique_ptr<features::FeatureEngine> make_feature_engine(
+      const HardwareProfile& hardware, const nlohmann::json&) const override {
+    return std::make_unique<GemmFeatureEngine>(hardware);
+  }
+
+  std::vector<std::string> shape_families() const override { return gemm::shape_families(); }
+
+  std::vector<std::string> generate_problems(const ShapeRequest& request) const override {
+    ShapeOptions options;
+    if (!request.family.empty()) options.family = request.family;
+    options.count = request.count, options.seed = request.seed;
+    options.max_gflop = request.max_gflop;
+    if (!request.dtypes.empty()) options.dtypes = dtypes_of(request.dtypes);
+    if (!request.layouts.empty()) options.layouts = layouts_of(request.layouts);
+    std::vector<std::string> problems;
+    for (const auto& p : generate_shapes(options)) problems.push_back(p.to_string());
+    return problems;
+  }
+
+  ReportGroups report_groups(std::string_view problem, std::string_view picked,
+                             int cores) const override {
+    return gemm::report_groups(gemm_view(problem, picked), cores);
+  }
 
   std::string canonical_problem(std::string_view text, const std::string& source) const override {
     KeyValues kv = KeyValues::parse(text, source);

@@ -65,4 +65,13 @@ std::string GenericFeatureEngine::dtype(std::string_view problem) const {
   return KeyValues::parse(problem, "problem").get("dtype").value_or("");
 }
 
+std::string GenericFeatureEngine::context(std::string_view problem) const {
+  return GenericVocabulary::context(KeyValues::parse(problem, "problem"));
+}
+
+std::vector<std::string> GenericFeatureEngine::problem_features() const {
+  const auto& all = vocabulary_.features();
+  return {all.begin(), all.begin() + std::ptrdiff_t(vocabulary_.problem_width())};
+}
+
 }  // namespace kselect::generic

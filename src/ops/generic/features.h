@@ -27,6 +27,16 @@ class GenericFeatureEngine : public features::FeatureEngine {
   // the device, which is context).
   std::string group_key(std::string_view problem) const override;
   std::string dtype(std::string_view problem) const override;
+  std::string context(std::string_view problem) const override;
+  std::vector<std::string> candidates(std::string_view problem) const override {
+    return vocabulary_.candidates(problem);
+  }
+  std::vector<std::string> winner_order(std::string_view problem,
+                                        std::vector<std::string> kernels) const override {
+    return vocabulary_.winner_order(problem, std::move(kernels));
+  }
+  std::vector<std::string> known_kernels() const override { return vocabulary_.kernels(); }
+  std::vector<std::string> problem_features() const override;
 
   const GenericVocabulary& vocabulary() const { return vocabulary_; }
 

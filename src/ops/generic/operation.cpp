@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "ops/generic/features.h"
+#include "ops/generic/vocabulary.h"
 
 namespace kselect::generic {
 
@@ -27,6 +29,40 @@ std::string canonical_value(const std::string& value) {
 class GenericOperation : public Operation {
  public:
   std::string_view name() const override { return "generic"; }
+
+  const Capabilities& capabilities() const override {
+    static const Capabilities caps{.kernels_from_rule_sets = false,
+                                   .always_has_flops = false,
+                                   .fits_feature_state = true,
+                                   .learns_from_any_op = true,
+                                   .default_colsample = 0.8};
+    return caps;
+  }
+
+  std::unique_ptr<features::FeatureEngine> make_feature_engine(
+      const HardwareProfile& hardware, const nlohmann::json& state) const override {
+    if (!state.is_object())
+      throw InputError("", 0, "engine_state",
+                       "a generic model needs the fitted feature state (feature_spec.json "
+                       "\"engine_state\"); retrain the model with this kselect");
+    return std::make_unique<GenericFeatureEngine>(
+        hardware, GenericVocabulary::from_json(state, "engine_state"));
+  }
+
+  nlohmann::json fit_feature_state(std::span<const data::Measurement* const> rows,
+                                   const std::map<std::string, nlohmann::json>& kernel_configs,
+                                   const std::string& encoding = "target") const override {
+    return GenericVocabulary::fit(rows, kernel_configs, {.encoding = encoding}).to_json();
+  }
+
+  nlohmann::json extend_feature_state(
+      const nlohmann::json& state,
+      const std::map<std::string, nlohmann::json>& kernel_configs) const override {
+    if (!state.is_object() || kernel_configs.empty()) return state;
+    auto vocabulary = GenericVocabulary::from_json(state, "engine_state");
+    vocabulary.add_kernels(kernel_configs);
+    return vocabulary.to_json();
+  }
 
   std::string canonical_problem(std::string_view text, const std::string& source) const override {
     KeyValues in = KeyValues::parse(text, source), out;

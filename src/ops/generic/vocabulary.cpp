@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "data/winners.h"
 #include "ops/generic/derived.h"
 
 namespace kselect::generic {
@@ -14,12 +15,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 const char* const kContextFields[] = {"dir", "dtype", "layout"};
-
-// Throughput-like speed of a row, higher is faster: TFLOPS when known, else 1 / time.
-double speed(const data::Measurement& m) {
-  if (m.tflops > 0) return m.tflops;
-  return m.median_ms > 0 ? 1.0 / m.median_ms : kNaN;
-}
 
 // The text of a parameter value as a category (strings as they are, bools true/false).
 std::string value_text(const nlohmann::json& v) {
@@ -35,7 +30,9 @@ double numeric_value(const nlohmann::json& v) {
   return kNaN;
 }
 
-using Problems = std::map<std::string, std::vector<const data::Measurement*>>;
+using Problems = data::RowsByProblem;
+using data::fastest;
+using data::speed;
 
 // Values of one field or parameter over the training items, with a score per occurrence.
 struct Observed {
@@ -132,29 +129,13 @@ nlohmann::json params_from_name(const std::string& name) {
 }
 
 Problems group_rows(std::span<const data::Measurement* const> rows) {
-  Problems problems;
-  for (const auto* m : rows)
-    if (m->valid && std::isfinite(speed(*m))) problems[m->problem].push_back(m);
+  Problems problems = data::valid_rows_by_problem(rows);
   if (problems.empty())
     throw InputError("", 0, "", "the generic op needs valid measurements with a time to fit on");
   return problems;
 }
 
-const data::Measurement* fastest(const std::vector<const data::Measurement*>& rows) {
-  return *std::max_element(rows.begin(), rows.end(),
-                           [](auto* a, auto* b) { return speed(*a) < speed(*b); });
-}
-
 }  // namespace
-
-std::map<std::string, ProblemWinner> problem_winners(
-    std::span<const data::Measurement* const> rows) {
-  std::map<std::string, ProblemWinner> out;
-  for (const auto& [problem, ms] : group_rows(rows))
-    out[problem] = {GenericVocabulary::context(KeyValues::parse(problem, "problem")),
-                    fastest(ms)->kernel};
-  return out;
-}
 
 GenericVocabulary GenericVocabulary::fit(std::span<const data::Measurement* const> rows,
                                          const std::map<std::string, nlohmann::json>& configs,

@@ -31,15 +31,6 @@ struct FitOptions {
   std::string encoding = "target";
 };
 
-// The context (GenericVocabulary::context) and fastest valid kernel of one problem; speed is
-// TFLOPS when known, else 1 / time.
-struct ProblemWinner {
-  std::string context, kernel;
-};
-// Per problem of `rows` (valid rows with a time or TFLOPS only).
-std::map<std::string, ProblemWinner> problem_winners(
-    std::span<const data::Measurement* const> rows);
-
 class GenericVocabulary {
  public:
   // `rows` are the valid training measurements; `kernel_configs` maps kernel names to their

@@ -26,7 +26,7 @@ GenericVocabulary fitted(const std::vector<data::Measurement>& rows,
 }
 
 std::unique_ptr<features::FeatureEngine> engine_for(const GenericVocabulary& v) {
-  return features::make_engine("generic", testing::fixed_hardware(), v.to_json());
+  return find_operation("generic").make_feature_engine(testing::fixed_hardware(), v.to_json());
 }
 
 double feature(const features::FeatureMatrix& m, std::size_t row, const std::string& name) {
@@ -169,16 +169,19 @@ TEST(GenericFeatures, KernelIdWhenKernelsHaveNoNumericParameters) {
   // SolverB wins every problem: the most frequent winner comes first.
   auto order = v.winner_order("n=9,dir=F,device=gfx", {"SolverA", "SolverC", "SolverB"});
   EXPECT_EQ(order.front(), "SolverB");
-  auto engine = features::make_engine("generic", testing::fixed_hardware(), v.to_json());
+  auto engine =
+      find_operation("generic").make_feature_engine(testing::fixed_hardware(), v.to_json());
   EXPECT_EQ(engine->group_key("n=3,dir=F,dtype=fp16,layout=NCHW,device=gfx"), "n=3,device=gfx");
   EXPECT_EQ(engine->dtype("n=3,dtype=fp16"), "fp16");
   EXPECT_EQ(engine->dtype("n=3"), "");
 }
 
 TEST(GenericFeatures, EngineWithoutStateIsAnError) {
-  EXPECT_THROW(features::make_engine("generic", testing::fixed_hardware()), InputError);
-  EXPECT_THROW(features::make_engine("generic", testing::fixed_hardware(), nlohmann::json()),
+  EXPECT_THROW(find_operation("generic").make_feature_engine(testing::fixed_hardware()),
                InputError);
+  EXPECT_THROW(
+      find_operation("generic").make_feature_engine(testing::fixed_hardware(), nlohmann::json()),
+      InputError);
 }
 
 TEST(GenericDerived, ConvFeaturesMatchHandComputedValues) {

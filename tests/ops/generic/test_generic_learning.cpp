@@ -49,7 +49,7 @@ double held_out_efficiency(const select::Ranker& ranker,
   for (const auto& m : rows) times[m.problem][m.kernel] = m.median_ms;
   double sum = 0;
   for (const auto& [problem, by_kernel] : times) {
-    auto candidates = select::model_kernels(ranker.engine(), problem);
+    auto candidates = ranker.engine().candidates(problem);
     EXPECT_EQ(candidates.size(), 8u);
     std::string pick = ranker.rank(problem, candidates).front().kernel;
     double best = 1e300;
@@ -120,7 +120,7 @@ TEST(GenericLearning, GemmDataThroughTheGenericFeatures) {
   EXPECT_TRUE(has("k_pipeline"));
   EXPECT_FALSE(has("k_id"));
   auto ranker = select::Ranker::load(o.out_dir, testing::fixed_hardware());
-  auto candidates = select::model_kernels(ranker.engine(), rows.front().problem);
+  auto candidates = ranker.engine().candidates(rows.front().problem);
   EXPECT_EQ(candidates.size(), testing::synthetic_configs().size());
   EXPECT_EQ(ranker.rank(rows.front().problem, candidates).size(), candidates.size());
 }

@@ -1,11 +1,12 @@
-#include "eval/strata.h"
+#include "ops/gemm/report.h"
+#include "ops/operation.h"
 
 #include <gtest/gtest.h>
 
-namespace kselect::eval {
+namespace kselect::gemm {
 namespace {
 
-TEST(EvalStrata, ShapeFamilyBoundaries) {
+TEST(GemmReport, ShapeFamilyBoundaries) {
   using Bin = std::string (*)(std::int64_t);
   struct Case {
     Bin bin;
@@ -22,17 +23,29 @@ TEST(EvalStrata, ShapeFamilyBoundaries) {
     EXPECT_EQ(c.bin(c.value), c.bucket) << c.value;
 }
 
-TEST(EvalStrata, NonGemmProblemsOnlyHaveTheAllStratum) {
-  GemmView conv = gemm_view("conv", "n=1,c=64", "grouped_conv_fwd_x");
+TEST(GemmReport, NonGemmProblemsOnlyHaveTheAllStratum) {
+  GemmView conv = gemm_view("n=1,c=64", "grouped_conv_fwd_x");
   EXPECT_FALSE(conv.problem);
   EXPECT_TRUE(slice_buckets(conv).empty());
   EXPECT_EQ(regret_strata(conv, 2), std::vector<std::string>{"all"});
-  GemmView bad_text = gemm_view("gemm", "not a problem", "x");
+  GemmView bad_text = gemm_view("not a problem", "x");
   EXPECT_FALSE(bad_text.problem);
 }
 
-TEST(EvalStrata, GemmProblemWithUnknownKernelHasShapeSlicesOnly) {
-  GemmView v = gemm_view("gemm", "m=16,n=48,k=4096,layout=ccr,dtype=bf16", "not_a_gemm_kernel");
+TEST(GemmReport, TheOperationAsksTheSameGroups) {
+  const std::string problem = "m=16,n=48,k=4096,layout=ccr,dtype=bf16";
+  ReportGroups groups = find_operation("gemm").report_groups(problem, "not_a_gemm_kernel", 2);
+  GemmView v = gemm_view(problem, "not_a_gemm_kernel");
+  EXPECT_EQ(groups.slices, slice_buckets(v));
+  EXPECT_EQ(groups.strata, regret_strata(v, 2));
+  // An op without report groups has the "all" stratum only.
+  ReportGroups generic = find_operation("generic").report_groups(problem, "x", 2);
+  EXPECT_TRUE(generic.slices.empty());
+  EXPECT_EQ(generic.strata, std::vector<std::string>{"all"});
+}
+
+TEST(GemmReport, GemmProblemWithUnknownKernelHasShapeSlicesOnly) {
+  GemmView v = gemm_view("m=16,n=48,k=4096,layout=ccr,dtype=bf16", "not_a_gemm_kernel");
   ASSERT_TRUE(v.problem);
   EXPECT_FALSE(v.picked);
   auto buckets = slice_buckets(v);
@@ -41,4 +54,4 @@ TEST(EvalStrata, GemmProblemWithUnknownKernelHasShapeSlicesOnly) {
 }
 
 }  // namespace
-}  // namespace kselect::eval
+}  // namespace kselect::gemm

@@ -1,7 +1,7 @@
 #pragma once
-// How evaluation groups problems: CK's shape families and K regimes, the picked kernel's
-// pipeline, layout and dtype (slices), and the hard cases whose regret is reported on its own
-// (strata). Only GEMM problems have these; other operations get the "all" stratum only.
+// How evaluation groups GEMM problems (Operation::report_groups): CK's shape families and K
+// regimes, the picked kernel's pipeline, layout and dtype (slices), and the hard cases whose
+// regret is reported on its own (strata).
 #include <optional>
 #include <string>
 #include <utility>
@@ -9,8 +9,9 @@
 
 #include "ops/gemm/config.h"
 #include "ops/gemm/problem.h"
+#include "ops/operation.h"
 
-namespace kselect::eval {
+namespace kselect::gemm {
 
 // fp16-table binning: tiny M<8, small 8<=M<128, medium 128<=M<1024, large M>=1024.
 std::string m_family_fp16(std::int64_t m);
@@ -25,10 +26,10 @@ inline constexpr std::int64_t kLargeK = 4096;
 // The GEMM view of one evaluated problem: its shape (when the text is a GEMM problem) and the
 // configuration of the picked kernel (when its name is a GEMM kernel name).
 struct GemmView {
-  std::optional<gemm::GemmProblem> problem;
-  std::optional<gemm::GemmConfig> picked;
+  std::optional<GemmProblem> problem;
+  std::optional<GemmConfig> picked;
 };
-GemmView gemm_view(const std::string& op, const std::string& problem, const std::string& picked);
+GemmView gemm_view(std::string_view problem, std::string_view picked);
 
 // (slice, bucket) pairs the problem falls in: m_family_fp16, m_family_eval, k_regime, layout,
 // dtype (needs the shape) and pipeline (needs the picked kernel's configuration).
@@ -39,4 +40,7 @@ std::vector<std::pair<std::string, std::string>> slice_buckets(const GemmView& v
 // (ceil(M/tile_m) * ceil(N/tile_n) of the picked kernel < cores).
 std::vector<std::string> regret_strata(const GemmView& view, int cores);
 
-}  // namespace kselect::eval
+// The slices and strata of `view` (Operation::report_groups).
+ReportGroups report_groups(const GemmView& view, int cores);
+
+}  // namespace kselect::gemm

@@ -1,8 +1,8 @@
-#include "eval/strata.h"
+#include "ops/gemm/report.h"
 
 #include "core/error.h"
 
-namespace kselect::eval {
+namespace kselect::gemm {
 
 namespace {
 // Name of the first bucket whose exclusive upper bound exceeds `value`, else the last name.
@@ -32,15 +32,14 @@ std::string k_regime(std::int64_t k) {
   return k < kLargeK ? "medium" : "deep";
 }
 
-GemmView gemm_view(const std::string& op, const std::string& problem, const std::string& picked) {
+GemmView gemm_view(std::string_view problem, std::string_view picked) {
   GemmView view;
-  if (!op.empty() && op != "gemm") return view;
   try {
-    view.problem = gemm::GemmProblem::parse(problem);
+    view.problem = GemmProblem::parse(problem);
   } catch (const InputError&) {
     return view;  // not GEMM text: no GEMM slices for it
   }
-  view.picked = gemm::GemmConfig::from_name(picked);
+  view.picked = GemmConfig::from_name(picked);
   return view;
 }
 
@@ -50,11 +49,10 @@ std::vector<std::pair<std::string, std::string>> slice_buckets(const GemmView& v
     out.emplace_back("m_family_fp16", m_family_fp16(p->m));
     out.emplace_back("m_family_eval", m_family_eval(p->m));
     out.emplace_back("k_regime", k_regime(p->k));
-    out.emplace_back("layout", std::string(gemm::to_string(p->layout)));
-    out.emplace_back("dtype", std::string(gemm::to_string(p->dtype)));
+    out.emplace_back("layout", std::string(to_string(p->layout)));
+    out.emplace_back("dtype", std::string(to_string(p->dtype)));
   }
-  if (view.picked)
-    out.emplace_back("pipeline", std::string(gemm::to_string(view.picked->pipeline)));
+  if (view.picked) out.emplace_back("pipeline", std::string(to_string(view.picked->pipeline)));
   return out;
 }
 
@@ -72,4 +70,8 @@ std::vector<std::string> regret_strata(const GemmView& view, int cores) {
   return out;
 }
 
-}  // namespace kselect::eval
+ReportGroups report_groups(const GemmView& view, int cores) {
+  return {.slices = slice_buckets(view), .strata = regret_strata(view, cores)};
+}
+
+}  // namespace kselect::gemm
