@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/isa.h"
-#include "kernels/pack.h"
+#include "ops/gemm/cpu/isa.h"
+#include "ops/gemm/cpu/pack.h"
 
 namespace {
 

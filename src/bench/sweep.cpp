@@ -11,11 +11,11 @@
 
 #include "bench/fingerprint.h"
 #include "bench/machine_load.h"
-#include "bench/stats.h"
 #include "core/error.h"
 #include "core/hardware.h"
 #include "core/progress.h"
 #include "core/text.h"
+#include "core/timing_stats.h"
 #include "data/store.h"
 #include "ops/operation.h"
 

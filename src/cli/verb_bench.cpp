@@ -11,9 +11,9 @@
 #include "cli/verb.h"
 #include "core/error.h"
 #include "core/hardware.h"
-#include "data/shape_csv.h"
 #include "data/store.h"
 #include "ops/operation.h"
+#include "ops/shape_csv.h"
 
 namespace kselect::cli {
 namespace {
@@ -42,7 +42,7 @@ int run_sweep(Args& a) {
   a.settings.shard = bench::parse_shard(a.shard);
   a.settings.progress = !a.no_progress;
   a.settings.validate();
-  auto problems = data::read_shape_csv(op, a.shapes);
+  auto problems = read_shape_csv(op, a.shapes);
   data::Store store(a.db);
   auto summary = bench::run_sweep(op, problems, store, a.settings, std::cerr);
   if (a.json)
@@ -56,7 +56,7 @@ int run_sweep(Args& a) {
 std::string default_stability_shapes(const Operation& op, const std::string& dir) {
   const auto problems = op.generate_problems({.count = 6, .max_gflop = 0.2});
   std::string path = dir + "/shapes.csv";
-  data::write_shape_csv(op, problems, path);
+  write_shape_csv(op, problems, path);
   return path;
 }
 
@@ -78,7 +78,7 @@ int run_stability(Args& a) {
   o.tie_band = a.tie_band;
   o.shapes_csv = a.shapes.empty() ? default_stability_shapes(op, dir)
                                   : std::filesystem::absolute(a.shapes).string();
-  data::read_shape_csv(op, o.shapes_csv);  // report bad input before spawning anything
+  read_shape_csv(op, o.shapes_csv);  // report bad input before spawning anything
   auto report = bench::run_stability(o, std::cerr);
   if (a.json)
     std::cout << report.to_json().dump(2) << "\n";

@@ -8,8 +8,8 @@
 #include "cli/verb.h"
 #include "cli/warnings.h"
 #include "core/error.h"
-#include "data/shape_csv.h"
 #include "ops/operation.h"
+#include "ops/shape_csv.h"
 #include "select/candidates.h"
 #include "select/default_guard.h"
 #include "select/ranker.h"
@@ -265,7 +265,7 @@ int run_one(const PredictArgs& a) {
 // when some problem has no supporting kernel, after ranking the others.
 int run_batch(const PredictArgs& a) {
   const Predictor predictor(a);
-  const auto problems = data::read_shape_csv(predictor.op(), a.problems_file);
+  const auto problems = read_shape_csv(predictor.op(), a.problems_file);
   nlohmann::json all = nlohmann::json::array();
   long unsupported = 0;
   for (const std::string& problem : problems) {

@@ -3,8 +3,8 @@
 
 #include "cli/verb.h"
 #include "core/error.h"
-#include "data/shape_csv.h"
 #include "ops/operation.h"
+#include "ops/shape_csv.h"
 
 namespace kselect::cli {
 namespace {
@@ -25,9 +25,9 @@ int run(const Args& a) {
                                                                   .dtypes = {a.dtype},
                                                                   .layouts = {a.layout}});
   if (a.output.empty() || a.output == "-") {
-    std::cout << data::format_shape_csv(op, problems);
+    std::cout << format_shape_csv(op, problems);
   } else {
-    data::write_shape_csv(op, problems, a.output);
+    write_shape_csv(op, problems, a.output);
     std::cerr << "kselect shapes: wrote " << problems.size() << " " << a.family << " shapes to "
               << a.output << "\n";
   }

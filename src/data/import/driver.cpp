@@ -9,9 +9,9 @@
 #include <memory>
 #include <set>
 
-#include "bench/stats.h"
 #include "core/error.h"
 #include "core/progress.h"
+#include "core/timing_stats.h"
 #include "data/import/common.h"
 #include "data/import/importer.h"
 #include "data/import/source.h"
@@ -183,7 +183,7 @@ class GroupReader {
 
 double median_of(std::vector<double> values) {
   std::erase_if(values, [](double v) { return !std::isfinite(v); });
-  return values.empty() ? 0 : bench::compute_stats(std::move(values)).median;
+  return values.empty() ? 0 : compute_stats(std::move(values)).median;
 }
 
 // One measurement from a group of duplicates: the valid rows' median time (all their times kept
@@ -203,7 +203,7 @@ data::Measurement merge_group(const std::vector<StagedRow>& group) {
     m.reason = group[0].reason;
     return m;
   }
-  bench::TimeStats stats = bench::compute_stats(m.repeats_ms);
+  TimeStats stats = compute_stats(m.repeats_ms);
   m.valid = true;
   m.median_ms = stats.median, m.min_ms = stats.min, m.mean_ms = stats.mean;
   m.stddev_ms = stats.stddev, m.ci_low_ms = stats.ci_low, m.ci_high_ms = stats.ci_high;

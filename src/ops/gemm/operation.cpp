@@ -12,8 +12,8 @@
 #include <set>
 
 #include "core/error.h"
-#include "kernels/placed_buffer.h"
 #include "ops/gemm/config.h"
+#include "ops/gemm/cpu/placed_buffer.h"
 #include "ops/gemm/features.h"
 #include "ops/gemm/kernel.h"
 #include "ops/gemm/problem.h"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "kernels/isa.h"
+#include "ops/gemm/cpu/isa.h"
 #include "test_kernel_support.h"
 
 namespace kselect::gemm {

@@ -1,4 +1,4 @@
-#include "kernels/micro.h"
+#include "ops/gemm/cpu/micro.h"
 
 #include <cstring>
 

@@ -1,14 +1,14 @@
-#include "data/shape_csv.h"
+#include "ops/shape_csv.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "../bench/fake_operation.h"
+#include "../data/temp_dir.h"
 #include "core/error.h"
-#include "temp_dir.h"
 
-namespace kselect::data {
+namespace kselect {
 namespace {
 
 using kselect::testing::FakeOperation;
@@ -72,4 +72,4 @@ TEST(ShapeCsv, WritesWhatItReads) {
 }
 
 }  // namespace
-}  // namespace kselect::data
+}  // namespace kselect

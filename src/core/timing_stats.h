@@ -2,7 +2,7 @@
 // Summary statistics of the repeat times of one measurement.
 #include <vector>
 
-namespace kselect::bench {
+namespace kselect {
 
 struct TimeStats {
   double median = 0, min = 0, mean = 0, stddev = 0;  // stddev: sample (n - 1)
@@ -19,4 +19,4 @@ TimeStats compute_stats(std::vector<double> samples);
 // The rank l above (1-based); 1 when n <= 5.
 int median_ci_rank(int n);
 
-}  // namespace kselect::bench
+}  // namespace kselect

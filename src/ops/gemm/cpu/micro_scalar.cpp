@@ -3,8 +3,8 @@
 // panel shapes and the tile walk of the driver.
 #include <algorithm>
 
-#include "kernels/bf16.h"
-#include "kernels/micro.h"
+#include "ops/gemm/cpu/bf16.h"
+#include "ops/gemm/cpu/micro.h"
 
 namespace kselect::kernels::scalar {
 

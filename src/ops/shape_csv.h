@@ -6,9 +6,6 @@
 
 namespace kselect {
 class Operation;
-}
-
-namespace kselect::data {
 
 // Reads `path` and returns the canonical problems in file order, duplicates dropped. Throws
 // InputError naming file:line:field for an unknown, repeated or missing column, a row with
@@ -25,4 +22,4 @@ void write_shape_csv(const Operation& op, const std::vector<std::string>& proble
                      const std::string& path);
 std::string format_shape_csv(const Operation& op, const std::vector<std::string>& problems);
 
-}  // namespace kselect::data
+}  // namespace kselect

@@ -1,11 +1,11 @@
-#include "kernels/pack.h"
+#include "ops/gemm/cpu/pack.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "kernels/bf16.h"
-#include "kernels/isa.h"
+#include "ops/gemm/cpu/bf16.h"
+#include "ops/gemm/cpu/isa.h"
 
 namespace kselect::kernels {
 namespace {

@@ -1,4 +1,4 @@
-#include "data/shape_csv.h"
+#include "ops/shape_csv.h"
 
 #include <algorithm>
 #include <fstream>
@@ -10,7 +10,7 @@
 #include "core/text.h"
 #include "ops/operation.h"
 
-namespace kselect::data {
+namespace kselect {
 
 namespace {
 
@@ -125,4 +125,4 @@ void write_shape_csv(const Operation& op, const std::vector<std::string>& proble
   if (!out.flush()) throw StorageError(path + ": cannot write shape file");
 }
 
-}  // namespace kselect::data
+}  // namespace kselect

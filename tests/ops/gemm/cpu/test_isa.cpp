@@ -1,4 +1,4 @@
-#include "kernels/isa.h"
+#include "ops/gemm/cpu/isa.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "bench/stats.h"
+#include "core/timing_stats.h"
 
 #include <gtest/gtest.h>
 
-namespace kselect::bench {
+namespace kselect {
 namespace {
 
 TEST(Stats, TenSamplesByHand) {
@@ -42,4 +42,4 @@ TEST(Stats, MedianIntervalRanks) {
 }
 
 }  // namespace
-}  // namespace kselect::bench
+}  // namespace kselect

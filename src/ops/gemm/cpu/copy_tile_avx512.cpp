@@ -1,11 +1,11 @@
 // The cshuffle epilogue's final write of C: non-temporal stores for long, aligned rows, so a
 // C that is written once does not evict the packed panels from the caches.
-#include "kernels/simd.h"
+#include "ops/gemm/cpu/simd.h"
 
 #include <cstdint>
 #include <cstring>
 
-#include "kernels/micro.h"
+#include "ops/gemm/cpu/micro.h"
 
 namespace kselect::kernels::avx512 {
 

@@ -1,9 +1,9 @@
-#include "kernels/pack.h"
+#include "ops/gemm/cpu/pack.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "kernels/bf16.h"
+#include "ops/gemm/cpu/bf16.h"
 
 namespace kselect::kernels {
 

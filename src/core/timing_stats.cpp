@@ -1,10 +1,10 @@
-#include "bench/stats.h"
+#include "core/timing_stats.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
-namespace kselect::bench {
+namespace kselect {
 
 int median_ci_rank(int n) {
   // Accumulate the Binomial(n, 1/2) distribution in log space so large n does not overflow.
@@ -37,4 +37,4 @@ TimeStats compute_stats(std::vector<double> samples) {
   return s;
 }
 
-}  // namespace kselect::bench
+}  // namespace kselect

@@ -1,4 +1,4 @@
-#include "kernels/placed_buffer.h"
+#include "ops/gemm/cpu/placed_buffer.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 // driver (driver.cpp) picks one function pointer per configuration when the kernel is built.
 #include <cstdint>
 
-#include "kernels/isa.h"
+#include "ops/gemm/cpu/isa.h"
 
 namespace kselect::kernels {
 

@@ -1,4 +1,4 @@
-#include "kernels/driver.h"
+#include "ops/gemm/cpu/driver.h"
 
 #include <omp.h>
 
@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "core/error.h"
-#include "kernels/micro.h"
-#include "kernels/pack.h"
-#include "kernels/placed_buffer.h"
+#include "ops/gemm/cpu/micro.h"
+#include "ops/gemm/cpu/pack.h"
+#include "ops/gemm/cpu/placed_buffer.h"
 
 namespace kselect::kernels {
 
