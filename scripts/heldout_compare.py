@@ -16,7 +16,15 @@ import collections
 import json
 import sqlite3
 
-from eval_subset import percentile  # kselect's P10: linear between the sorted values
+
+def percentile(values, p):
+    """The p-th percentile as kselect computes it: linear between the sorted values (also used
+    by experiments/training/eval_subset.py)."""
+    values = sorted(values)
+    h = (len(values) - 1) * p / 100
+    lo = int(h)
+    hi = min(lo + 1, len(values) - 1)
+    return values[lo] + (h - lo) * (values[hi] - values[lo])
 
 
 def reports(directory, splits, seeds):

@@ -48,23 +48,23 @@ struct SweepSettings {
   // same kernel, so the caches hold what the kernel itself leaves there and not what the kernel
   // before it in the round left (a C written back to memory by a streaming epilogue, packed
   // panels of another tile): without it a short kernel's time depends on its neighbour in the
-  // round order (3.4x for one kernel of m=592,n=272,k=1; docs/benchmarks.md, "Timing after
-  // another kernel"). Longer kernels are not re-warmed: one more call each would add much of a
+  // round order, which says nothing about the kernel when a dispatcher calls it on its own.
+  // Longer kernels are not re-warmed: one more call each would add much of a
   // sweep's time for a small relative effect. 0: off. Ignored with `cold`.
   int rewarm_below_us = 1000;
   // Measure each problem's kernels in the reverse of the rule set's order, so that each one
-  // follows another neighbour in the rounds (scripts/order_study). Not in the resume key: with
-  // re-warming a kernel's time should not depend on it, and order_study checks that it does not.
+  // follows another neighbour in the rounds. Not in the resume key: with re-warming a kernel's
+  // time should not depend on its neighbour, and comparing the two orders checks that.
   bool reverse_kernels = false;
   // Problems whose operands (Workload::bytes()) exceed this many KiB are timed from memory:
   // the workload keeps enough copies of its operands to total twice the L3, and every call
   // uses the next one. Operands between the private L2 and a few times the L3 otherwise meet
   // whatever the shared L3 kept of them since the kernel's last call, which depends on the
-  // kernel before it and on the machine's other tenants: the same kernel of m=1,n=5632,k=2048
-  // bf16 took 1.30 ms in one sweep and 1.94 ms in another. Measured, rotation narrows such
-  // swings but two sweeps agree on the winners no better than warm ones (docs/benchmarks.md,
-  // "Operands from memory"), and every call from memory asks another question than the warm
-  // study's, so it is off by default. -1: the host's L2 per core; 0: off. Re-warming is off
+  // kernel before it and on the machine's other tenants. Rotation removes that dependence but
+  // times every call with cold operands: another question than the warm one a dispatcher's
+  // repeated calls ask, so it is off by default. Part of the resume key (with the size), so a
+  // rotated sweep never takes over a warm sweep's pairs.
+  // -1: the host's L2 per core; 0: off. Re-warming is off
   // for rotated problems (it would warm a copy the next call does not use). Ignored with `cold`.
   int rotate_above_kib = 0;
   Shard shard;

@@ -1,8 +1,9 @@
-// kselect db: inspect and merge measurement databases (docs/cli.md, docs/database.md).
+// kselect db: inspect, merge and split measurement databases (docs/cli.md, docs/database.md).
 #include <iostream>
 
 #include "cli/verb.h"
 #include "core/error.h"
+#include "data/split.h"
 #include "data/store.h"
 #include "data/summary.h"
 
@@ -14,6 +15,7 @@ struct Args {
   std::vector<std::string> inputs;
   bool json = false;
   long run = 0;
+  int part = 0, parts = 5;
 };
 
 nlohmann::json info_json(const data::StoreInfo& info) {
@@ -99,9 +101,35 @@ int run_best(const Args& a) {
   return kExitOk;
 }
 
+nlohmann::json side_json(const data::SplitSide& side) {
+  return {{"path", side.path}, {"problems", side.problems}, {"measurements", side.measurements}};
+}
+
+int run_split(const Args& a) {
+  if (a.part >= a.parts) {
+    std::cerr << "kselect db split: --part must be in 0..PARTS-1 (--part " << a.part << ", --parts "
+              << a.parts << ")\n";
+    return kExitUsage;
+  }
+  auto split = data::split_store(a.db, a.out, a.part, a.parts);
+  if (a.json) {
+    std::cout << nlohmann::json{{"part", a.part},
+                                {"parts", a.parts},
+                                {"train", side_json(split.train)},
+                                {"held", side_json(split.held)}}
+                     .dump(2)
+              << "\n";
+  } else {
+    for (const auto* side : {&split.train, &split.held})
+      std::cout << side->path << ": " << side->problems << " problems, " << side->measurements
+                << " measurements\n";
+  }
+  return kExitOk;
+}
+
 RegisterVerb reg("db", [](CLI::App& app) -> std::function<int()> {
   auto a = std::make_shared<Args>();
-  auto* cmd = app.add_subcommand("db", "Inspect and merge measurement databases");
+  auto* cmd = app.add_subcommand("db", "Inspect, merge and split measurement databases");
   cmd->require_subcommand(1);
   auto* info = cmd->add_subcommand("info", "Counts, runs and hardware of a database");
   info->add_option("db", a->db, "Database file")->required();
@@ -116,9 +144,21 @@ RegisterVerb reg("db", [](CLI::App& app) -> std::function<int()> {
   best->add_option("--dtype", a->dtype, "Only problems of this dtype");
   best->add_option("--run", a->run, "Only this run id");
   best->add_flag("--json", a->json, "JSON on stdout");
-  return [a, info, merge] {
+  auto* split = cmd->add_subcommand(
+      "split", "Split by problem id into train<PART>.sqlite and held<PART>.sqlite");
+  split->add_option("db", a->db, "Database file")->required();
+  split->add_option("out", a->out, "Output directory (created if missing)")->required();
+  split->add_option("--part", a->part, "Problems with id % PARTS == PART are held out")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  split->add_option("--parts", a->parts, "How many parts")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  split->add_flag("--json", a->json, "JSON on stdout");
+  return [a, info, merge, split] {
     if (info->parsed()) return run_info(*a);
     if (merge->parsed()) return run_merge(*a);
+    if (split->parsed()) return run_split(*a);
     return run_best(*a);
   };
 });

@@ -29,9 +29,9 @@ struct Measurement {
 
 // Which statistic of a kernel's timed repeats is its time for training and evaluation. The
 // median is the sweep's; the minimum (the fastest repeat) suits a shared machine, where other
-// work only ever slows a run: on this project's 2-core VM the fastest repeats of two halves of
-// a sweep agree far better than their medians (docs/benchmarks.md, "Timing noise, and the
-// fastest repeat"). A minimum falls with the number of repeats, so kernels measured more often
+// work only ever slows a run, so the fastest repeat is the one least disturbed by it and the
+// steadier estimate of what the kernel itself takes.
+// A minimum falls with the number of repeats, so kernels measured more often
 // (contender rounds) gain a little over the rest.
 enum class TimeStatistic { kMedian, kMin };
 

@@ -27,9 +27,9 @@ void check_blend_member(const FeatureSpec& first, const FeatureSpec& member,
 void check_blend_out(const std::filesystem::path& out);
 
 // The later members of a blend written by `kselect blend` score the first member's best 8
-// candidates: on the five held-out splits of docs/benchmarks.md ("A near-best efficiency
-// model") the picks were as good as with every candidate, at a fraction of the second
-// member's cost.
+// candidates: the first member (a regression of every row) rules out the slow kernels, the
+// later ones only order its contenders, so scoring the rest would cost their time for picks
+// the first member has already ruled out.
 inline constexpr std::size_t kDefaultBlendSurvivors = 8;
 
 // Writes <out>/feature_spec.json for a blend of `members` (at least two regression or efficiency

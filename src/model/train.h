@@ -49,22 +49,22 @@ struct TrainOptions {
   // cross-validation `trees`. Fewer trees also make selection faster.
   int final_trees = 0;
   // Regression rows weigh efficiency^near_best_weight (efficiency within the problem, 0: all
-  // rows weigh 1): capacity goes to ordering the fast kernels, which decide the pick. 2 raised
-  // the study's out-of-fold mean and P10 for both dtypes over three seeds (docs/benchmarks.md).
+  // rows weigh 1): capacity goes to ordering the fast kernels, which decide the pick, rather
+  // than to fitting the speed of slow ones, which never do.
   double near_best_weight = 2;
   // Only rows whose kernel reaches this fraction of its problem's best train (0: every row);
   // cross-validation still predicts and scores every row of a held-out fold. A model of the
-  // near-best rows alone learns the fine order among a problem's contenders, and blended with
-  // a regression of every row (kselect blend) it picks better than either (docs/benchmarks.md,
-  // "A near-best efficiency model").
+  // near-best rows alone learns the fine order among a problem's contenders but nothing of the
+  // slow kernels, so it is meant as a member of a blend (kselect blend) with a regression of
+  // every row, which rules those out.
   double min_efficiency = 0;
   // Trees fitted per boosting round on different row/feature samples and averaged (XGBoost's
   // num_parallel_tree): a bagged ensemble inside one model, less variance from the sampling.
   int parallel_trees = 1;
   // Regression on tflops starts each row from the feature engine's own throughput estimate
   // (FeatureEngine::throughput_prior; FeatureSpec::Prior) and the trees learn the residual:
-  // trees are step functions, and the estimate carries most of the smooth part of the target.
-  // Raised the fp32 study's out-of-fold mean and P10 in three seeds (docs/benchmarks.md).
+  // trees are step functions, and the estimate carries most of the smooth part of the target,
+  // so the trees spend their splits on what the estimate gets wrong.
   // Engines and schemas without such a feature (generic, ck55, ck72) train without one.
   bool prior = true;
   // Selection ranks only the kernels within this fraction of the best measured speed of at
@@ -116,9 +116,9 @@ struct TargetResult {
   std::size_t rows = 0;
 };
 
-// The feature sampling of an op's trees when --colsample is not given: 0.5 for gemm (its
-// regression gained in both dtypes, out of fold and held out, against 0.8: docs/benchmarks.md,
-// "Training settings"), 0.8 for the others, whose data was not measured so.
+// The feature sampling of an op's trees when --colsample is not given: 0.5 for gemm, 0.8 for
+// the others (each op's rate is the one its training data was tuned with; the generic data
+// keeps the earlier default).
 double default_colsample(const std::string& op);
 
 struct TrainResult {

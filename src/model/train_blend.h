@@ -1,5 +1,5 @@
 #pragma once
-// One call for the best selector of docs/benchmarks.md ("A near-best efficiency model"): a
+// One call for a two-member blend whose members order different kernels (model/blend.h): a
 // regression of every row, an efficiency model of each problem's near-best rows, and their
 // blend (model/blend.h), written as one model directory:
 //

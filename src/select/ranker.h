@@ -52,8 +52,8 @@ struct Scored {
 // Two-stage scoring, for selection latency: every candidate runs the first `prefix_trees` trees
 // of the ordering model, and only the best `survivors` by that partial margin run the rest.
 // The survivors' scores equal the full model's bit for bit; the others rank after every survivor
-// (their score is the prefix margin minus kCutPenalty). docs/benchmarks.md ("Selection speed")
-// measures the effect.
+// (their score is the prefix margin minus kCutPenalty), so only a survivor can be the pick;
+// a candidate cut by the prefix is never finished.
 struct Cascade {
   std::size_t prefix_trees = 0;  // 0: off
   std::size_t survivors = 0;

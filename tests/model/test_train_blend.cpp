@@ -28,7 +28,7 @@ std::string blend_error(const std::vector<data::Measurement>& data, const TrainO
   return "";
 }
 
-// One call writes what the three commands of docs/benchmarks.md write: the same regression,
+// One call writes what the three commands of experiments/blend/README.md write: the same regression,
 // the same near-best efficiency model, and their blend over them.
 TEST(TrainNearBlend, WritesBothMembersAndTheirBlendAsTheSeparateCommandsWould) {
   const auto data = synthetic_measurements();

@@ -185,8 +185,8 @@ struct DriverCosts {
   // The lines an operand read in place (not packed) streams at once: a row-major A feeds the
   // micro-kernel MR rows K elements apart, a column-major B (mem) NR columns K elements apart,
   // each stream on its current line; the other majors feed one run of MR (NR) elements per K
-  // step. Streams K x bytes near a multiple of 4 KiB apart share one L1 set: measured, a 14-row
-  // fp32 kernel ran 1.9x slower at K = 1024 than at K = 1000 (docs/features.md).
+  // step. Streams K x bytes near a multiple of 4 KiB apart share one L1 set and evict each
+  // other (docs/features.md, "A rows 4 KiB apart").
   Window a_streams, b_streams;
 };
 
@@ -229,8 +229,8 @@ constexpr std::uint32_t kL1WayBytes = 4096;
 
 // The most lines of the window that share one L1 set. x86 L1d ways hold 4 KiB (64 sets of
 // 64-byte lines), so when ld x 4 bytes is near a multiple of 4 KiB (N = 1023, 1024, 2048) the
-// rows pile into a few sets and evict each other: measured 3.8x slower for a 64-row intrawave
-// walk at N = 1023 than at N = 1000 (docs/features.md). Only addresses modulo 4 KiB matter;
+// rows pile into a few sets and evict each other, which slows the walk (docs/features.md, "C
+// rows 4 KiB apart"). Only addresses modulo 4 KiB matter;
 // each row adds 1 to a circular run of sets, summed with a difference array.
 double set_lines(const Window& w) {
   constexpr std::uint32_t kWayMask = kL1WayBytes - 1, kLineBits = 6, kSets = 64;
@@ -467,7 +467,7 @@ void compute_row(const GemmProblem& p, const GemmConfig& c, const features::Hard
 GemmFeatureEngine::GemmFeatureEngine(const HardwareProfile& hardware)
     : hardware_(hardware), hw_(features::hardware_features(hardware)) {}
 
-// Revision 2 of the cycle estimate (commit 714e6ee): one step per K element instead of K padded
+// Revision 2 of the cycle estimate: one step per K element instead of K padded
 // to the unroll, C loads after a part's first slice only, cshuffle's copy into C.
 std::map<std::string, int> GemmFeatureEngine::feature_revisions() const {
   return {{"log2_est_cycles", 2},

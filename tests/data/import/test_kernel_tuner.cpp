@@ -206,17 +206,22 @@ TEST(KernelTuner, HugeNumbers) {
 }
 
 struct Shipped {
-  size_t valid = 0, runtime_failed = 0, compile_failed = 0, other_invalid = 0, skips = 0;
+  size_t rows = 0, valid = 0, runtime_failed = 0, compile_failed = 0, other_invalid = 0, skips = 0;
   double best_ms = INFINITY;
   std::string problem, device_from_name;
 };
 
-Shipped import_shipped(const std::string& gpu) {
-  std::string path =
-      std::string(KSELECT_SHARED_DATA_DIR) + "/kernel-tuner/convolution_milo_" + gpu + ".json.gz";
-  if (!std::filesystem::exists(path)) return {};
+std::string shipped_path(const std::string& gpu) {
+  return std::string(KSELECT_SHARED_DATA_DIR) + "/kernel-tuner/convolution_milo_" + gpu +
+         ".json.gz";
+}
+
+// Imports a shipped cache. The tests skip only when the file is absent: a present file that
+// yields no rows fails them.
+Shipped import_shipped(const std::string& path) {
   auto sink = kselect::testing::collect_file("kernel-tuner", path);
   Shipped out;
+  out.rows = sink.rows.size();
   // What the driver records as the run's device is what the problems name.
   out.device_from_name = find_importer("kernel-tuner").device_from_name(path);
   out.skips = sink.skips.size();
@@ -236,14 +241,16 @@ Shipped import_shipped(const std::string& gpu) {
   std::printf(
       "%s: %s: %zu valid, %zu runtime failures, %zu compile failures, %zu other invalid, "
       "%zu skips, best %.4f ms\n",
-      gpu.c_str(), out.problem.c_str(), out.valid, out.runtime_failed, out.compile_failed,
+      path.c_str(), out.problem.c_str(), out.valid, out.runtime_failed, out.compile_failed,
       out.other_invalid, out.skips, out.best_ms);
   return out;
 }
 
 TEST(KernelTunerShipped, A100) {
-  auto counts = import_shipped("A100");
-  if (counts.valid == 0) GTEST_SKIP() << "shared data not present";
+  const std::string path = shipped_path("A100");
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data not present: " << path;
+  auto counts = import_shipped(path);
+  ASSERT_GT(counts.rows, 0u) << path << ": the importer returned no rows";
   EXPECT_EQ(counts.valid, 4201u);
   EXPECT_EQ(counts.runtime_failed, 155u);
   EXPECT_EQ(counts.compile_failed, 6u);
@@ -255,8 +262,10 @@ TEST(KernelTunerShipped, A100) {
 }
 
 TEST(KernelTunerShipped, MI250XTakesItsDeviceFromTheFileName) {
-  auto counts = import_shipped("MI250X");
-  if (counts.valid == 0) GTEST_SKIP() << "shared data not present";
+  const std::string path = shipped_path("MI250X");
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data not present: " << path;
+  auto counts = import_shipped(path);
+  ASSERT_GT(counts.rows, 0u) << path << ": the importer returned no rows";
   EXPECT_EQ(counts.valid, 4362u);  // no failures on this GPU
   EXPECT_NEAR(counts.best_ms, 0.659, 0.0005);
   EXPECT_EQ(counts.skips, 0u);
@@ -265,8 +274,10 @@ TEST(KernelTunerShipped, MI250XTakesItsDeviceFromTheFileName) {
 }
 
 TEST(KernelTunerShipped, W6600) {
-  auto counts = import_shipped("W6600");
-  if (counts.valid == 0) GTEST_SKIP() << "shared data not present";
+  const std::string path = shipped_path("W6600");
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data not present: " << path;
+  auto counts = import_shipped(path);
+  ASSERT_GT(counts.rows, 0u) << path << ": the importer returned no rows";
   EXPECT_EQ(counts.valid, 4362u);
   EXPECT_NEAR(counts.best_ms, 1.73, 0.005);
   EXPECT_EQ(counts.skips, 0u);

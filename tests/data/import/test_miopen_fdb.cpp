@@ -269,9 +269,14 @@ struct ShippedCounts {
   std::map<std::string, std::array<size_t, 3>> by_dir_dtype;  // rows, problems, invalid
 };
 
+std::string shipped_path(const std::string& name) {
+  return std::string(KSELECT_SHARED_DATA_DIR) + "/miopen/" + name;
+}
+
+// Imports a shipped find-db. The tests skip only when the file is absent: a present file that
+// yields no rows fails them.
 ShippedCounts import_shipped(const std::string& name, double* seconds) {
-  std::string path = std::string(KSELECT_SHARED_DATA_DIR) + "/miopen/" + name;
-  if (!std::filesystem::exists(path)) return {};
+  const std::string path = shipped_path(name);
   auto start = std::chrono::steady_clock::now();
   auto sink = kselect::testing::collect_file("miopen-fdb", path);
   *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -305,8 +310,10 @@ ShippedCounts import_shipped(const std::string& name, double* seconds) {
 
 TEST(MiopenFdbShipped, Gfx90a68) {
   double seconds = 0;
+  const std::string path = shipped_path("gfx90a68.HIP.fdb.txt.bz2");
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data not present: " << path;
   auto counts = import_shipped("gfx90a68.HIP.fdb.txt.bz2", &seconds);
-  if (counts.rows == 0) GTEST_SKIP() << "shared data not present";
+  ASSERT_GT(counts.rows, 0u) << path << ": the importer returned no rows";
   EXPECT_EQ(counts.lines.size(), 193590u);  // every line yields rows
   EXPECT_EQ(counts.rows, 648924u);
   EXPECT_EQ(counts.invalid, 1179u);  // time 0
@@ -320,8 +327,10 @@ TEST(MiopenFdbShipped, Gfx90a68) {
 
 TEST(MiopenFdbShipped, Gfx906OldFormat) {
   double seconds = 0;
+  const std::string path = shipped_path("gfx906_60.HIP.fdb.txt.bz2");
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data not present: " << path;
   auto counts = import_shipped("gfx906_60.HIP.fdb.txt.bz2", &seconds);
-  if (counts.rows == 0) GTEST_SKIP() << "shared data not present";
+  ASSERT_GT(counts.rows, 0u) << path << ": the importer returned no rows";
   EXPECT_EQ(counts.lines.size(), 120454u);
   EXPECT_EQ(counts.rows, 244451u);
   EXPECT_EQ(counts.invalid, 0u);

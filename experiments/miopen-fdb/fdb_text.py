@@ -1,4 +1,4 @@
-"""Reading MIOpen find-db text, shared by scripts/fdb_forms and scripts/fdb_batch_swings."""
+"""Reading MIOpen find-db text, shared by fdb_forms and fdb_batch_swings (next to it)."""
 import bz2
 import math
 

@@ -7,9 +7,9 @@
 
 #include <fcntl.h>  // cli_runner.h uses O_WRONLY without including it
 
-#include "../../cli/cli_runner.h"
-#include "../../model/train_fixture.h"
-#include "generic_synthetic.h"
+#include "../model/train_fixture.h"
+#include "../ops/generic/generic_synthetic.h"
+#include "cli_runner.h"
 
 namespace kselect {
 namespace {

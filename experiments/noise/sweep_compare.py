@@ -1,6 +1,7 @@
-"""Compares two sweeps of the same problems (used by scripts/replicate_study and
-scripts/order_study; also a command: python3 scripts/sweep_compare.py FIRST.sqlite SECOND.sqlite,
-or --pool with three or more sweeps), and draws the fixed shape samples those scripts sweep again.
+"""Compares two sweeps of the same problems (used by replicate_study and order_study, next to it,
+and by experiments/blend and experiments/miopen-fdb; also a command: python3
+experiments/noise/sweep_compare.py FIRST.sqlite SECOND.sqlite, or --pool with three or more
+sweeps), and draws the fixed shape samples those scripts sweep again.
 
 Each problem's oracle is taken among the kernels valid in both sweeps. Reports what a selector
 that knew one sweep exactly would score on the other (mean / P10 / min efficiency), and how much

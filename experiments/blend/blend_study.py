@@ -7,7 +7,7 @@ log(predicted efficiency) for an efficiency model and log(predicted TFLOPS / the
 highest) for a regression, so models of either objective add up. A blend picks the kernel with
 the highest weighted sum of its members' relative scores.
 
-    python3 scripts/blend_study.py --held 'split5-fp32/held{split}.sqlite' \\
+    python3 experiments/blend/blend_study.py --held 'split5-fp32/held{split}.sqlite' \\
         --member 'blend/reg_fp32_{split}_{seed}.json' --member 'blend/eff_fp32_{split}_{seed}.json'
 
 {split} and {seed} are replaced (--splits 5, --seeds 3); {seed1} by the next seed, (seed + 1)
@@ -21,8 +21,11 @@ every member ranked (all of them, no shortlist), so a member alone can differ sl
 import argparse
 import json
 import math
+import os
+import sys
 
-from sweep_compare import times as measured  # {problem: {kernel: fastest repeat in ms}}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'noise'))
+from sweep_compare import times as measured  # noqa: E402  {problem: {kernel: fastest repeat in ms}}
 
 
 def relative_scores(path):

@@ -1,7 +1,7 @@
 """How well the GEMM cycle estimate alone orders each problem's kernels, from a feature table
 (`kselect features --db SWEEP --dtype D --time-statistic min -o rows.csv`):
 
-    python3 scripts/estimate_rank.py rows.csv
+    python3 experiments/features/estimate_rank.py rows.csv
 
 Per K regime (K <= 10, K > 10): the mean efficiency of the kernel with the lowest
 log2_est_cycles (its measured time against the problem's best) and the mean Spearman rank

@@ -1,21 +1,17 @@
 """Scores `kselect eval --json` reports over the problems of a reference report, so that models
 trained on different problem sets (a study with extra shapes) compare on the same problems.
 
-    python3 scripts/eval_subset.py REFERENCE.eval.json MODEL.eval.json [MODEL.eval.json ...]
+    python3 experiments/training/eval_subset.py REFERENCE.eval.json MODEL.eval.json [MODEL...]
 
 Prints, per report, the mean / P10 / min efficiency over the reference's problems (P10 as
 kselect computes it: linear between order statistics) and the mean over those with K <= 10,
 then the average of the reports. Exits 1 when a report lacks one of the reference's problems."""
 import json
+import os
 import sys
 
-
-def percentile(values, p):
-    values = sorted(values)
-    h = (len(values) - 1) * p / 100
-    lo = int(h)
-    hi = min(lo + 1, len(values) - 1)
-    return values[lo] + (h - lo) * (values[hi] - values[lo])
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'scripts'))
+from heldout_compare import percentile  # noqa: E402  (kselect's P10, from scripts/)
 
 
 def k_of(problem):

@@ -9,12 +9,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "../cli/cli_runner.h"
+#include "../model/synthetic.h"
+#include "../model/train_fixture.h"
+#include "cli_runner.h"
 #include "data/store.h"
 #include "model/feature_spec.h"
 #include "model/file_io.h"
-#include "synthetic.h"
-#include "train_fixture.h"
 
 namespace kselect {
 namespace {
