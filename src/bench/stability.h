@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/measurement.h"
+#include "ops/operation.h"
 
 namespace kselect::bench {
 
@@ -43,7 +44,7 @@ StabilityReport analyse_stability(const std::vector<std::vector<data::Measuremen
 
 struct StabilityOptions {
   std::string exe = "/proc/self/exe";  // the kselect binary
-  std::string op = "gemm", rules = "tiny", shapes_csv, work_dir;
+  std::string op{default_operation().name()}, rules = "tiny", shapes_csv, work_dir;
   int processes = 3, warmup = 3, repeat = 10, threads = 1;
   double tie_band = 0.02;
 };

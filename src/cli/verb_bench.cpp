@@ -19,7 +19,7 @@ namespace kselect::cli {
 namespace {
 
 struct Args {
-  std::string op = "gemm", shapes, db, shard = "0/1";
+  std::string op{default_operation().name()}, shapes, db, shard = "0/1";
   bench::SweepSettings settings;
   bool json = false, no_progress = false, stability = false;
   int processes = 3;

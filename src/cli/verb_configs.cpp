@@ -11,7 +11,7 @@ namespace kselect::cli {
 namespace {
 
 struct ConfigsArgs {
-  std::string op = "gemm", rules = "default", rules_file, dtype, layout, filter;
+  std::string op{default_operation().name()}, rules = "default", rules_file, dtype, layout, filter;
   bool json = false;
 };
 

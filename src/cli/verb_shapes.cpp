@@ -10,7 +10,7 @@ namespace kselect::cli {
 namespace {
 
 struct Args {
-  std::string op = "gemm", family = "wide", dtype = "fp32", layout = "rcr", output;
+  std::string op{default_operation().name()}, family = "wide", dtype = "fp32", layout = "rcr", output;
   int count = 20;
   unsigned seed = 1;
   double max_gflop = 2.0;

@@ -155,6 +155,9 @@ class Operation {
 
 // The registered operations; find_operation throws InputError listing the known names.
 const Operation& find_operation(std::string_view name);
+// The op a command works on when none is named: the first registered, which kselect measures
+// with its own CPU kernels.
+const Operation& default_operation();
 // The same, or null for a name no operation has (data stored under a foreign op's name).
 const Operation* lookup_operation(std::string_view name);
 std::vector<std::string> operation_names();

@@ -24,6 +24,10 @@ std::vector<std::string> Operation::generate_problems(const ShapeRequest&) const
                    "the " + std::string(name()) + " op has no shape families: give --shapes");
 }
 
+const Operation& default_operation() {
+  return *operations().front();
+}
+
 const Operation* lookup_operation(std::string_view name) {
   for (const Operation* op : operations())
     if (op->name() == name) return op;
