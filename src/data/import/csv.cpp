@@ -12,6 +12,7 @@
 #include "data/import/common.h"
 #include "data/import/csv_fields.h"
 #include "data/import/csv_reader.h"
+#include "data/import/formats.h"
 #include "data/import/importer.h"
 
 namespace kselect::importers {
@@ -275,8 +276,11 @@ class CsvImporter : public Importer {
   }
 };
 
-RegisterImporter reg(std::make_unique<CsvImporter>());
-
 }  // namespace
+
+const Importer& csv_importer() {
+  static const CsvImporter importer;
+  return importer;
+}
 
 }  // namespace kselect::importers

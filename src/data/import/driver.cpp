@@ -342,12 +342,16 @@ KeyValues read_mapping_file(const std::string& path) {
 
 ImportSummary import_file(const std::string& path, std::string_view format,
                           const std::string& db_path, const ImportRunOptions& options) {
+  return import_file(path, find_importer(format), db_path, options);
+}
+
+ImportSummary import_file(const std::string& path, const Importer& importer,
+                          const std::string& db_path, const ImportRunOptions& options) {
   auto start = std::chrono::steady_clock::now();
-  const Importer& importer = find_importer(format);
   check_existing_store(db_path);
   ImportSummary summary;
   summary.file = path;
-  summary.format = std::string(format);
+  summary.format = std::string(importer.format());
   const ImportOptions import_options{options.settings, path, options.device};
   summary.device = run_device(importer, import_options);
   const std::string base = std::filesystem::path(path).filename().string();

@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "data/import/common.h"
+#include "data/import/formats.h"
 #include "data/import/importer.h"
 #include "data/import/source.h"
 
@@ -365,7 +366,11 @@ class KernelTunerImporter : public Importer {
   }
 };
 
-static RegisterImporter reg(std::make_unique<KernelTunerImporter>());
-
 }  // namespace
+
+const Importer& kernel_tuner_importer() {
+  static const KernelTunerImporter importer;
+  return importer;
+}
+
 }  // namespace kselect::importers

@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/key_values.h"
 #include "data/import/common.h"
+#include "data/import/formats.h"
 #include "data/import/importer.h"
 
 namespace kselect::importers {
@@ -299,7 +300,11 @@ class MiopenFdbImporter : public Importer {
   }
 };
 
-static RegisterImporter reg(std::make_unique<MiopenFdbImporter>());
-
 }  // namespace
+
+const Importer& miopen_fdb_importer() {
+  static const MiopenFdbImporter importer;
+  return importer;
+}
+
 }  // namespace kselect::importers
