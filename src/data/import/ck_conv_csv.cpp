@@ -118,7 +118,6 @@ class CkConvCsvReader {
   std::optional<std::string> fill_row(const Header& header, const std::vector<std::string>& fields,
                                       ImportedRow& row) const {
     auto field = [&](const char* name) -> const std::string& { return fields[header.at(name)]; };
-    row.op = "generic";
     row.kernel = field("kernel");
     if (row.kernel.empty()) return field_reason("kernel", "empty");
     ck::ConvKernelName name = ck::parse_conv_kernel_name(row.kernel);

@@ -116,7 +116,6 @@ class CkJsonReader {
     problem.device = device_;
 
     ImportedRow row;
-    row.op = "generic";
     row.kernel = kernel;
     row.problem = ck::problem_text(problem);
     row.line = line;

@@ -199,7 +199,6 @@ class CkLogReader {
     auto perf = object.find("perf_result");
     if (perf == object.end() || !perf->is_object())
       return field_reason("perf_result", "missing or not an object");
-    row.op = "generic";
     row.kernel = name->get<std::string>();
     auto parsed_name = ck::parse_gemm_kernel_name(row.kernel);
     ck::GemmProblem problem;

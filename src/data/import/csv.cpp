@@ -210,7 +210,6 @@ std::string convert(const std::vector<std::string>& fields, const Mapping& m, Im
     if (!valid_utf8(fields[i])) return "field " + std::to_string(i + 1) + ": not valid UTF-8";
   KeyValues problem;
   std::string why;
-  row.op = "generic";
   row.problem = problem_text(fields, m, problem, why);
   if (!why.empty()) return why;
   row.kernel = trim(fields[m.kernel.index]);

@@ -22,9 +22,9 @@
 
 namespace kselect::importers {
 
-// One measured (problem, kernel) pair read from a file.
+// One measured (problem, kernel) pair read from a file. It names no operation: the driver
+// stores every imported row under imported_data_operation() (ops/operation.h).
 struct ImportedRow {
-  std::string op;       // "gemm" for problems kselect's GEMM op understands, else "generic"
   std::string problem;  // canonical "key=value,..." text: field names lower-case, fixed order
   std::string kernel;   // the kernel's name as the source names it (solver, CK name, params)
   // The kernel's parameters ({"block_size_x": 16, "pipeline": "compv4", ...}); an empty object

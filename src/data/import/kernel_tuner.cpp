@@ -134,7 +134,6 @@ ImportedRow make_row(const Header& header, const std::string& cache_key, const j
                      long line) {
   if (!entry.is_object()) throw BadEntry{"not an object"};
   ImportedRow row;
-  row.op = "generic";
   row.problem = header.problem;
   row.line = line;
   auto key_values = split(cache_key, ',');

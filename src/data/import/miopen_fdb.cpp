@@ -229,7 +229,6 @@ ImportedRow make_row(const Entry& entry, const std::string& problem, double flop
       entry.time.find(' ') == std::string_view::npos ? parse_double(entry.time) : std::nullopt;
   if (!time) throw BadField{"time", "not a number '" + std::string(entry.time) + "'"};
   ImportedRow row;
-  row.op = "generic";
   row.problem = problem;
   row.kernel = std::string(entry.solver);
   row.kernel_config = {{"algorithm", algorithm_family(entry.algorithm)}};

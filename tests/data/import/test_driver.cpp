@@ -45,7 +45,6 @@ class LinesImporter : public Importer {
       std::getline(fields, row.problem, '|');
       std::getline(fields, row.kernel, '|');
       std::getline(fields, time, '|');
-      row.op = "generic";
       row.time_ms = std::stod(time);
       row.kernel_config = {{"name_length", long(row.kernel.size())}};
       row.line = line;
@@ -213,7 +212,7 @@ TEST_F(ImportDriver, RunRecordsDeviceFormatSourceAndSettingsKey) {
   auto info = store.info();
   ASSERT_EQ(info.runs.size(), 1u);
   const auto& run = info.runs[0];
-  EXPECT_EQ(run.op, "generic");
+  EXPECT_EQ(run.op, "generic");  // imported_data_operation()
   EXPECT_EQ(run.hardware["device"], "MI210");
   EXPECT_EQ(run.settings["format"], "test-lines");
   EXPECT_EQ(run.settings["source"], "conv_mi210.txt");
