@@ -20,7 +20,7 @@ struct CountingSink : importers::RowSink {
   size_t rows = 0, skips = 0, bytes = 0;
   void add(importers::ImportedRow row) override {
     ++rows;
-    bytes += row.problem.size() + row.kernel.size() + row.reason.size() + row.op.size() +
+    bytes += row.problem.size() + row.kernel.size() + row.reason.size() +
              row.kernel_config.dump().size() + size_t(row.valid) + size_t(row.line > 0) +
              size_t(row.time_ms > 0) + size_t(row.tflops > 0);
   }

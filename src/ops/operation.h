@@ -161,5 +161,10 @@ const Operation& default_operation();
 // The same, or null for a name no operation has (data stored under a foreign op's name).
 const Operation* lookup_operation(std::string_view name);
 std::vector<std::string> operation_names();
+// The operation that imported measurements are stored under: the registered op whose
+// capabilities say it learns from any op's data (Capabilities::learns_from_any_op). Imported
+// files hold kernels kselect cannot run (GPU kernels, other libraries'), so only such an op
+// learns from them.
+const Operation& imported_data_operation();
 
 }  // namespace kselect

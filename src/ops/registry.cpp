@@ -1,3 +1,5 @@
+#include <stdexcept>
+
 #include "core/error.h"
 #include "core/text.h"
 #include "ops/gemm/operation.h"
@@ -39,6 +41,12 @@ const Operation& find_operation(std::string_view name) {
   throw InputError(
       "", 0, "op",
       "unknown operation '" + std::string(name) + "' (known: " + join(operation_names()) + ")");
+}
+
+const Operation& imported_data_operation() {
+  for (const Operation* op : operations())
+    if (op->capabilities().learns_from_any_op) return *op;
+  throw std::logic_error("no registered operation learns from imported data");
 }
 
 std::vector<std::string> operation_names() {

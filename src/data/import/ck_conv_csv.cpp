@@ -13,6 +13,7 @@
 #include "data/import/ck_common.h"
 #include "data/import/common.h"
 #include "data/import/csv_reader.h"
+#include "data/import/formats.h"
 #include "data/import/importer.h"
 
 namespace kselect::importers {
@@ -117,7 +118,6 @@ class CkConvCsvReader {
   std::optional<std::string> fill_row(const Header& header, const std::vector<std::string>& fields,
                                       ImportedRow& row) const {
     auto field = [&](const char* name) -> const std::string& { return fields[header.at(name)]; };
-    row.op = "generic";
     row.kernel = field("kernel");
     if (row.kernel.empty()) return field_reason("kernel", "empty");
     ck::ConvKernelName name = ck::parse_conv_kernel_name(row.kernel);
@@ -181,11 +181,14 @@ class CkConvCsvReader {
   std::string device_;
 };
 
-static RegisterImporter reg(std::make_unique<ck::ReaderImporter<CkConvCsvReader>>(
-    "ck-conv-csv",
-    "CK grouped-convolution benchmark CSV (kernel, [problem_idx], N, C, K, G, Hi, Wi, Y, X, "
-    "strides, pads, latency_ms, tflops, non_zero)"));
-
 }  // namespace
+
+const Importer& ck_conv_csv_importer() {
+  static const ck::ReaderImporter<CkConvCsvReader> importer(
+      "ck-conv-csv",
+      "CK grouped-convolution benchmark CSV (kernel, [problem_idx], N, C, K, G, Hi, Wi, Y, X, "
+      "strides, pads, latency_ms, tflops, non_zero)");
+  return importer;
+}
 
 }  // namespace kselect::importers

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "data/import/ck_common.h"
 #include "data/import/common.h"
+#include "data/import/formats.h"
 #include "data/import/importer.h"
 
 namespace kselect::importers {
@@ -115,7 +116,6 @@ class CkJsonReader {
     problem.device = device_;
 
     ImportedRow row;
-    row.op = "generic";
     row.kernel = kernel;
     row.problem = ck::problem_text(problem);
     row.line = line;
@@ -187,10 +187,13 @@ class CkJsonReader {
   long results_read_ = 0;
 };
 
-static RegisterImporter reg(std::make_unique<ck::ReaderImporter<CkJsonReader>>(
-    "ck-json",
-    "CK Tile GEMM benchmark JSON (metadata, results[].kernel_config, results[].benchmarks)"));
-
 }  // namespace
+
+const Importer& ck_json_importer() {
+  static const ck::ReaderImporter<CkJsonReader> importer(
+      "ck-json",
+      "CK Tile GEMM benchmark JSON (metadata, results[].kernel_config, results[].benchmarks)");
+  return importer;
+}
 
 }  // namespace kselect::importers

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "data/import/ck_common.h"
 #include "data/import/common.h"
+#include "data/import/formats.h"
 #include "data/import/importer.h"
 
 namespace kselect::importers {
@@ -198,7 +199,6 @@ class CkLogReader {
     auto perf = object.find("perf_result");
     if (perf == object.end() || !perf->is_object())
       return field_reason("perf_result", "missing or not an object");
-    row.op = "generic";
     row.kernel = name->get<std::string>();
     auto parsed_name = ck::parse_gemm_kernel_name(row.kernel);
     ck::GemmProblem problem;
@@ -251,9 +251,12 @@ class CkLogReader {
   bool recognised_ = false;
 };
 
-static RegisterImporter reg(std::make_unique<ck::ReaderImporter<CkLogReader>>(
-    "ck-log", "CK Tile GEMM benchmark log (Shape lines followed by JSON result objects)"));
-
 }  // namespace
+
+const Importer& ck_log_importer() {
+  static const ck::ReaderImporter<CkLogReader> importer(
+      "ck-log", "CK Tile GEMM benchmark log (Shape lines followed by JSON result objects)");
+  return importer;
+}
 
 }  // namespace kselect::importers

@@ -12,6 +12,7 @@
 #include "data/import/common.h"
 #include "data/import/csv_fields.h"
 #include "data/import/csv_reader.h"
+#include "data/import/formats.h"
 #include "data/import/importer.h"
 
 namespace kselect::importers {
@@ -209,7 +210,6 @@ std::string convert(const std::vector<std::string>& fields, const Mapping& m, Im
     if (!valid_utf8(fields[i])) return "field " + std::to_string(i + 1) + ": not valid UTF-8";
   KeyValues problem;
   std::string why;
-  row.op = "generic";
   row.problem = problem_text(fields, m, problem, why);
   if (!why.empty()) return why;
   row.kernel = trim(fields[m.kernel.index]);
@@ -275,8 +275,11 @@ class CsvImporter : public Importer {
   }
 };
 
-RegisterImporter reg(std::make_unique<CsvImporter>());
-
 }  // namespace
+
+const Importer& csv_importer() {
+  static const CsvImporter importer;
+  return importer;
+}
 
 }  // namespace kselect::importers

@@ -17,6 +17,7 @@
 #include "data/import/source.h"
 #include "data/sqlite.h"
 #include "data/store.h"
+#include "ops/operation.h"
 
 namespace kselect::importers {
 
@@ -24,7 +25,7 @@ namespace {
 
 constexpr const char* kStagingSchema = R"sql(
 CREATE TABLE staged (
-  seq INTEGER PRIMARY KEY, op TEXT, problem TEXT, kernel TEXT, config TEXT,
+  seq INTEGER PRIMARY KEY, problem TEXT, kernel TEXT, config TEXT,
   valid INTEGER, reason TEXT, time_ms REAL, tflops REAL, bandwidth REAL
 );
 )sql";
@@ -56,8 +57,8 @@ class StagingSink : public RowSink {
     staging_.exec("BEGIN");
     insert_ = std::make_unique<data::Statement>(
         staging_,
-        "INSERT INTO staged(op, problem, kernel, config, valid, reason, time_ms, tflops, "
-        "bandwidth) VALUES (?,?,?,?,?,?,?,?,?)");
+        "INSERT INTO staged(problem, kernel, config, valid, reason, time_ms, tflops, bandwidth) "
+        "VALUES (?,?,?,?,?,?,?,?)");
     if (!options.skipped_log.empty()) {
       skipped_log_.open(options.skipped_log, std::ios::trunc);
       if (!skipped_log_)
@@ -76,9 +77,9 @@ class StagingSink : public RowSink {
       row.reason = "time_ms not a positive finite number (" + std::to_string(row.time_ms) + ")";
     }
     auto& q = *insert_;
-    q.bind(1, row.op).bind(2, row.problem).bind(3, row.kernel).bind(4, row.kernel_config.dump());
-    q.bind(5, int(row.valid)).bind(6, row.reason);
-    q.bind(7, row.time_ms).bind(8, row.tflops).bind(9, row.bandwidth_gb_s);
+    q.bind(1, row.problem).bind(2, row.kernel).bind(3, row.kernel_config.dump());
+    q.bind(4, int(row.valid)).bind(5, row.reason);
+    q.bind(6, row.time_ms).bind(7, row.tflops).bind(8, row.bandwidth_gb_s);
     q.run();
     summary_.rows += 1;
     tick();
@@ -136,18 +137,18 @@ class StagingSink : public RowSink {
 };
 
 struct StagedRow {
-  std::string op, problem, kernel, config, reason;
+  std::string problem, kernel, config, reason;
   bool valid = false;
   double time_ms = 0, tflops = 0, bandwidth = 0;
 };
 
-// Reads the staged rows sorted by (op, problem, kernel), one group of duplicates at a time.
+// Reads the staged rows sorted by (problem, kernel), one group of duplicates at a time.
 class GroupReader {
  public:
   explicit GroupReader(data::Database& staging)
       : query_(staging,
-               "SELECT op, problem, kernel, config, valid, reason, time_ms, tflops, bandwidth "
-               "FROM staged ORDER BY op, problem, kernel, seq") {
+               "SELECT problem, kernel, config, valid, reason, time_ms, tflops, bandwidth "
+               "FROM staged ORDER BY problem, kernel, seq") {
     have_next_ = read(next_);
   }
 
@@ -155,8 +156,8 @@ class GroupReader {
     group.clear();
     if (!have_next_) return false;
     group.push_back(std::move(next_));
-    while ((have_next_ = read(next_)) && next_.op == group[0].op &&
-           next_.problem == group[0].problem && next_.kernel == group[0].kernel)
+    while ((have_next_ = read(next_)) && next_.problem == group[0].problem &&
+           next_.kernel == group[0].kernel)
       group.push_back(std::move(next_));
     return true;
   }
@@ -164,15 +165,14 @@ class GroupReader {
  private:
   bool read(StagedRow& row) {
     if (!query_.step()) return false;
-    row.op = query_.column_text(0);
-    row.problem = query_.column_text(1);
-    row.kernel = query_.column_text(2);
-    row.config = query_.column_text(3);
-    row.valid = query_.column_int(4) != 0;
-    row.reason = query_.column_text(5);
-    row.time_ms = nan_if_null(query_, 6);
-    row.tflops = nan_if_null(query_, 7);
-    row.bandwidth = nan_if_null(query_, 8);
+    row.problem = query_.column_text(0);
+    row.kernel = query_.column_text(1);
+    row.config = query_.column_text(2);
+    row.valid = query_.column_int(3) != 0;
+    row.reason = query_.column_text(4);
+    row.time_ms = nan_if_null(query_, 5);
+    row.tflops = nan_if_null(query_, 6);
+    row.bandwidth = nan_if_null(query_, 7);
     return true;
   }
 
@@ -186,11 +186,11 @@ double median_of(std::vector<double> values) {
   return values.empty() ? 0 : compute_stats(std::move(values)).median;
 }
 
-// One measurement from a group of duplicates: the valid rows' median time (all their times kept
-// as repeats); only when none is valid, the first invalid row with its reason.
-data::Measurement merge_group(const std::vector<StagedRow>& group) {
+// One measurement of `op` from a group of duplicates: the valid rows' median time (all their
+// times kept as repeats); only when none is valid, the first invalid row with its reason.
+data::Measurement merge_group(const std::vector<StagedRow>& group, const std::string& op) {
   data::Measurement m;
-  m.op = group[0].op, m.problem = group[0].problem, m.kernel = group[0].kernel;
+  m.op = op, m.problem = group[0].problem, m.kernel = group[0].kernel;
   std::vector<double> tflops, bandwidth;
   for (const StagedRow& row : group) {
     if (!row.valid) continue;
@@ -220,16 +220,6 @@ std::string run_device(const Importer& importer, const ImportOptions& options) {
   return device.empty() ? "unknown" : device;
 }
 
-std::string distinct_ops(data::Database& staging) {
-  data::Statement q(staging, "SELECT DISTINCT op FROM staged ORDER BY op");
-  std::string ops;
-  while (q.step()) {
-    if (!ops.empty()) ops += '+';
-    ops += q.column_text(0);
-  }
-  return ops;
-}
-
 long count(data::Database& db, const std::string& sql) {
   data::Statement q(db, sql);
   q.step();
@@ -246,7 +236,7 @@ nlohmann::json settings_json(const KeyValues& settings) {
 void write_store(data::Database& staging, const std::string& db_path, const data::ImportedRun& run,
                  ImportSummary& summary, const ImportRunOptions& options) {
   long groups =
-      count(staging, "SELECT COUNT(*) FROM (SELECT 1 FROM staged GROUP BY op, problem, kernel)");
+      count(staging, "SELECT COUNT(*) FROM (SELECT 1 FROM staged GROUP BY problem, kernel)");
   Progress progress("write " + db_path, groups, options.log ? *options.log : std::cerr,
                     options.progress);
   GroupReader reader(staging);
@@ -255,7 +245,7 @@ void write_store(data::Database& staging, const std::string& db_path, const data
   data::Store store(db_path);
   auto next = [&](data::Measurement& m, nlohmann::json& config) {
     if (!reader.next(group)) return false;
-    m = merge_group(group);
+    m = merge_group(group, run.op);
     config = nlohmann::json::parse(group[0].config, nullptr, false);
     if (!config.is_object()) config = nlohmann::json::object();
     summary.duplicates += long(group.size()) - 1;
@@ -342,12 +332,16 @@ KeyValues read_mapping_file(const std::string& path) {
 
 ImportSummary import_file(const std::string& path, std::string_view format,
                           const std::string& db_path, const ImportRunOptions& options) {
+  return import_file(path, find_importer(format), db_path, options);
+}
+
+ImportSummary import_file(const std::string& path, const Importer& importer,
+                          const std::string& db_path, const ImportRunOptions& options) {
   auto start = std::chrono::steady_clock::now();
-  const Importer& importer = find_importer(format);
   check_existing_store(db_path);
   ImportSummary summary;
   summary.file = path;
-  summary.format = std::string(format);
+  summary.format = std::string(importer.format());
   const ImportOptions import_options{options.settings, path, options.device};
   summary.device = run_device(importer, import_options);
   const std::string base = std::filesystem::path(path).filename().string();
@@ -361,12 +355,13 @@ ImportSummary import_file(const std::string& path, std::string_view format,
   importer.read(file.stream(), import_options, sink);
   sink.finish_reading();
   summary.records = summary.rows + summary.skipped;
-  summary.problems =
-      count(sink.staging(), "SELECT COUNT(DISTINCT op || ' ' || problem) FROM staged");
-  summary.kernels = count(sink.staging(), "SELECT COUNT(DISTINCT op || ' ' || kernel) FROM staged");
+  summary.problems = count(sink.staging(), "SELECT COUNT(DISTINCT problem) FROM staged");
+  summary.kernels = count(sink.staging(), "SELECT COUNT(DISTINCT kernel) FROM staged");
 
   data::ImportedRun run;
-  run.op = summary.rows ? distinct_ops(sink.staging()) : "generic";
+  // Every imported row is stored under the op that learns from imported data: the rows are
+  // kernels kselect cannot run (GPU kernels, other libraries'), which no other op models.
+  run.op = std::string(imported_data_operation().name());
   run.hardware = {{"device", summary.device}};
   run.settings = {{"format", summary.format},
                   {"source", base},

@@ -16,6 +16,8 @@
 
 namespace kselect::importers {
 
+class Importer;
+
 struct ImportRunOptions {
   // The GPU/CPU the data was measured on: given to the importer (ImportOptions::device) and
   // recorded with the run; "" = what the importer reads from the file, else "unknown".
@@ -58,6 +60,9 @@ struct ImportSummary {
 // InputError for an unknown format, an unreadable or corrupt file, a file that is not the
 // format at all, or (strict) the first skipped line; the store is then left as it was.
 ImportSummary import_file(const std::string& path, std::string_view format,
+                          const std::string& db_path, const ImportRunOptions& options);
+// The same with the importer itself (one that registry.cpp does not list, in tests).
+ImportSummary import_file(const std::string& path, const Importer& importer,
                           const std::string& db_path, const ImportRunOptions& options);
 
 // Importer settings from a mapping file: a JSON object such as {"problem": ["M", "N", "K"],

@@ -5,8 +5,9 @@
 // it could not use, with the reason; the import driver (import_file) does decompression,
 // progress, duplicate aggregation and the transactional write to the store.
 //
-// Formats register themselves (one `RegisterImporter` object per format file); libkselect is
-// linked whole-archive so the registrations are never dropped by the linker.
+// Each format file defines the function that returns its Importer (formats.h), and
+// registry.cpp lists them explicitly, one line each: no static registration, so the library
+// links as a plain archive.
 #include <cmath>
 #include <functional>
 #include <istream>
@@ -21,9 +22,9 @@
 
 namespace kselect::importers {
 
-// One measured (problem, kernel) pair read from a file.
+// One measured (problem, kernel) pair read from a file. It names no operation: the driver
+// stores every imported row under imported_data_operation() (ops/operation.h).
 struct ImportedRow {
-  std::string op;       // "gemm" for problems kselect's GEMM op understands, else "generic"
   std::string problem;  // canonical "key=value,..." text: field names lower-case, fixed order
   std::string kernel;   // the kernel's name as the source names it (solver, CK name, params)
   // The kernel's parameters ({"block_size_x": 16, "pipeline": "compv4", ...}); an empty object
@@ -81,13 +82,9 @@ class Importer {
   virtual void read(std::istream& in, const ImportOptions& options, RowSink& sink) const = 0;
 };
 
-// The registered importers, in registration order; find_importer throws InputError listing
-// the known formats.
+// The importers of registry.cpp, in its order; find_importer throws InputError listing the
+// known formats.
 const Importer& find_importer(std::string_view format);
 std::vector<const Importer*> importers();
-
-struct RegisterImporter {
-  explicit RegisterImporter(std::unique_ptr<Importer> importer);
-};
 
 }  // namespace kselect::importers

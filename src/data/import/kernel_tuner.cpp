@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "data/import/common.h"
+#include "data/import/formats.h"
 #include "data/import/importer.h"
 #include "data/import/source.h"
 
@@ -133,7 +134,6 @@ ImportedRow make_row(const Header& header, const std::string& cache_key, const j
                      long line) {
   if (!entry.is_object()) throw BadEntry{"not an object"};
   ImportedRow row;
-  row.op = "generic";
   row.problem = header.problem;
   row.line = line;
   auto key_values = split(cache_key, ',');
@@ -365,7 +365,11 @@ class KernelTunerImporter : public Importer {
   }
 };
 
-static RegisterImporter reg(std::make_unique<KernelTunerImporter>());
-
 }  // namespace
+
+const Importer& kernel_tuner_importer() {
+  static const KernelTunerImporter importer;
+  return importer;
+}
+
 }  // namespace kselect::importers

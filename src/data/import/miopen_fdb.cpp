@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/key_values.h"
 #include "data/import/common.h"
+#include "data/import/formats.h"
 #include "data/import/importer.h"
 
 namespace kselect::importers {
@@ -228,7 +229,6 @@ ImportedRow make_row(const Entry& entry, const std::string& problem, double flop
       entry.time.find(' ') == std::string_view::npos ? parse_double(entry.time) : std::nullopt;
   if (!time) throw BadField{"time", "not a number '" + std::string(entry.time) + "'"};
   ImportedRow row;
-  row.op = "generic";
   row.problem = problem;
   row.kernel = std::string(entry.solver);
   row.kernel_config = {{"algorithm", algorithm_family(entry.algorithm)}};
@@ -299,7 +299,11 @@ class MiopenFdbImporter : public Importer {
   }
 };
 
-static RegisterImporter reg(std::make_unique<MiopenFdbImporter>());
-
 }  // namespace
+
+const Importer& miopen_fdb_importer() {
+  static const MiopenFdbImporter importer;
+  return importer;
+}
+
 }  // namespace kselect::importers

@@ -1,33 +1,34 @@
-#include <algorithm>
-
 #include "core/error.h"
 #include "core/text.h"
+#include "data/import/formats.h"
 #include "data/import/importer.h"
 
 namespace kselect::importers {
 
 namespace {
-std::vector<std::unique_ptr<Importer>>& registry() {
-  static std::vector<std::unique_ptr<Importer>> all;
+// One line per format, in the order `kselect import --list-formats` prints them.
+const std::vector<const Importer*>& registry() {
+  static const std::vector<const Importer*> all = {
+      &ck_conv_csv_importer(),   //
+      &ck_json_importer(),       //
+      &ck_log_importer(),        //
+      &csv_importer(),           //
+      &kernel_tuner_importer(),  //
+      &miopen_fdb_importer(),    //
+  };
   return all;
 }
 }  // namespace
 
-RegisterImporter::RegisterImporter(std::unique_ptr<Importer> importer) {
-  registry().push_back(std::move(importer));
-}
-
 std::vector<const Importer*> importers() {
-  std::vector<const Importer*> out;
-  for (const auto& importer : registry()) out.push_back(importer.get());
-  return out;
+  return registry();
 }
 
 const Importer& find_importer(std::string_view format) {
-  for (const auto& importer : registry())
+  for (const Importer* importer : registry())
     if (importer->format() == format) return *importer;
   const std::string known =
-      join(registry(), [](const auto& importer) { return std::string(importer->format()); });
+      join(registry(), [](const Importer* importer) { return std::string(importer->format()); });
   throw InputError("", 0, "format",
                    "unknown import format '" + std::string(format) + "' (known: " + known + ")");
 }

@@ -21,7 +21,6 @@ TEST(CkConvCsv, FixtureRowsExactly) {
   auto sink = collect_text("ck-conv-csv", fixture_text("ck/conv_bench.csv"));
   ASSERT_EQ(sink.rows.size(), 5u);
   const auto& fwd = sink.rows[0];
-  EXPECT_EQ(fwd.op, "generic");
   EXPECT_EQ(fwd.problem, kFwdProblem);
   EXPECT_EQ(fwd.line, 2);
   EXPECT_TRUE(fwd.valid);

@@ -14,7 +14,6 @@ TEST(CkJson, FixtureRowsExactly) {
   ASSERT_EQ(sink.rows.size(), 5u);
   EXPECT_TRUE(sink.skips.empty());
   const auto& first = sink.rows[0];
-  EXPECT_EQ(first.op, "generic");
   EXPECT_EQ(first.kernel, kCkCompv4);
   EXPECT_EQ(first.problem, "m=1024,n=1024,k=1024,split_k=1,layout=rcr,dtype=fp16");
   EXPECT_TRUE(first.valid);

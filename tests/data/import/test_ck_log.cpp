@@ -10,7 +10,6 @@ TEST(CkLog, FixtureRowsExactly) {
   auto sink = collect_text("ck-log", fixture_text("ck/gemm_bench.log"));
   ASSERT_EQ(sink.rows.size(), 4u);
   const auto& first = sink.rows[0];
-  EXPECT_EQ(first.op, "generic");
   EXPECT_EQ(first.problem, "m=1024,n=1024,k=1024,split_k=1,layout=rcr,dtype=fp16");
   EXPECT_EQ(first.line, 5);
   EXPECT_TRUE(first.valid);

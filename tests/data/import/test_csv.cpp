@@ -40,7 +40,6 @@ TEST(CsvImporter, ReadsGemmRowsWithCanonicalProblemText) {
       kGemmMap + ",dtype=dtype");
   ASSERT_EQ(c.rows.size(), 2u);
   EXPECT_TRUE(c.skips.empty());
-  EXPECT_EQ(c.rows[0].op, "generic");
   EXPECT_EQ(c.rows[0].problem, "m=128,n=256,k=64,dtype=fp16");
   EXPECT_EQ(c.rows[1].problem, c.rows[0].problem);
   EXPECT_EQ(c.rows[0].kernel, "k_a");

@@ -45,7 +45,6 @@ class LinesImporter : public Importer {
       std::getline(fields, row.problem, '|');
       std::getline(fields, row.kernel, '|');
       std::getline(fields, time, '|');
-      row.op = "generic";
       row.time_ms = std::stod(time);
       row.kernel_config = {{"name_length", long(row.kernel.size())}};
       row.line = line;
@@ -53,7 +52,7 @@ class LinesImporter : public Importer {
     }
   }
 };
-RegisterImporter reg(std::make_unique<LinesImporter>());
+const LinesImporter kLines;
 
 ImportRunOptions quiet() {
   ImportRunOptions options;
@@ -86,7 +85,7 @@ TEST_F(ImportDriver, DuplicatesAreMergedByTheMedianWithAllTimesKept) {
                            "m=1|k1|3.0\n"
                            "m=1|k2|5.0\n"
                            "m=1|k1|2.0\n");
-  ImportSummary s = import_file(file, "test-lines", db_, quiet());
+  ImportSummary s = import_file(file, kLines, db_, quiet());
   EXPECT_EQ(s.rows, 4);
   EXPECT_EQ(s.duplicates, 2);
   EXPECT_EQ(s.valid, 2);
@@ -108,7 +107,7 @@ TEST_F(ImportDriver, BadTimesAreKeptAsInvalidAndValidDuplicatesWin) {
                            "m=1|inf|inf\n"
                            "m=1|mixed|0\n"
                            "m=1|mixed|4\n");
-  ImportSummary s = import_file(file, "test-lines", db_, quiet());
+  ImportSummary s = import_file(file, kLines, db_, quiet());
   EXPECT_EQ(s.invalid, 3);
   EXPECT_EQ(s.valid, 1);
   EXPECT_EQ(s.duplicates, 1);
@@ -134,7 +133,7 @@ TEST_F(ImportDriver, SkippedLinesKeepFileLineAndReason) {
   ImportRunOptions options = quiet();
   options.show_skipped = 2;
   options.skipped_log = dir_.file("skipped.log");
-  ImportSummary s = import_file(file, "test-lines", db_, options);
+  ImportSummary s = import_file(file, kLines, db_, options);
   EXPECT_EQ(s.skipped, 4);
   EXPECT_EQ(s.records, 6);
   EXPECT_EQ(s.skipped_by_reason.at("problem or kernel name is not valid UTF-8"), 1);
@@ -152,12 +151,12 @@ TEST_F(ImportDriver, SkippedLinesKeepFileLineAndReason) {
 
 TEST_F(ImportDriver, StrictStopsAtTheFirstSkippedLineAndWritesNothing) {
   std::string good = write("good.txt", "m=1|k1|1\n");
-  import_file(good, "test-lines", db_, quiet());
+  import_file(good, kLines, db_, quiet());
   std::string bad = write("bad.txt", "m=2|k1|1\nm=2|k2|1\nskip bad field\nm=2|k3|1\n");
   ImportRunOptions options = quiet();
   options.strict = true;
   try {
-    import_file(bad, "test-lines", db_, options);
+    import_file(bad, kLines, db_, options);
     FAIL() << "no error in strict mode";
   } catch (const InputError& e) {
     EXPECT_THAT(e.what(), ::testing::HasSubstr(bad + ":3: bad field"));
@@ -170,14 +169,14 @@ TEST_F(ImportDriver, StrictOnANewStoreLeavesNoFile) {
   std::string bad = write("bad.txt", "skip bad\n");
   ImportRunOptions options = quiet();
   options.strict = true;
-  EXPECT_THROW(import_file(bad, "test-lines", db_, options), InputError);
+  EXPECT_THROW(import_file(bad, kLines, db_, options), InputError);
   EXPECT_FALSE(std::filesystem::exists(db_));
 }
 
 TEST_F(ImportDriver, ReimportAddsNothingButOtherDevicesAndFilesAreKeptApart) {
   std::string file = write("a.txt", "m=1|k1|1\nm=1|k2|2\n");
-  EXPECT_EQ(import_file(file, "test-lines", db_, quiet()).added, 2);
-  ImportSummary again = import_file(file, "test-lines", db_, quiet());
+  EXPECT_EQ(import_file(file, kLines, db_, quiet()).added, 2);
+  ImportSummary again = import_file(file, kLines, db_, quiet());
   EXPECT_EQ(again.added, 0);
   EXPECT_EQ(again.already_present, 2);
   EXPECT_EQ(again.run_id, 0);
@@ -185,9 +184,9 @@ TEST_F(ImportDriver, ReimportAddsNothingButOtherDevicesAndFilesAreKeptApart) {
 
   ImportRunOptions other = quiet();
   other.device = "A100";
-  EXPECT_EQ(import_file(file, "test-lines", db_, other).added, 2);
+  EXPECT_EQ(import_file(file, kLines, db_, other).added, 2);
   std::string copy = write("b.txt", "m=1|k1|1\nm=1|k2|2\n");
-  EXPECT_EQ(import_file(copy, "test-lines", db_, quiet()).added, 2);
+  EXPECT_EQ(import_file(copy, kLines, db_, quiet()).added, 2);
   EXPECT_EQ(data::Store(db_).info().measurements, 6);
 }
 
@@ -206,14 +205,14 @@ TEST_F(ImportDriver, RunRecordsDeviceFormatSourceAndSettingsKey) {
   std::string file = write("conv_mi210.txt", "m=1|k1|1\n");
   ImportRunOptions options = quiet();
   options.settings = KeyValues::parse("a=1");
-  ImportSummary s = import_file(file, "test-lines", db_, options);
+  ImportSummary s = import_file(file, kLines, db_, options);
   EXPECT_EQ(s.device, "MI210");  // from the importer's reading of the file name
   EXPECT_EQ(s.settings_key, "import:test-lines:MI210:conv_mi210.txt");
   data::Store store(db_);
   auto info = store.info();
   ASSERT_EQ(info.runs.size(), 1u);
   const auto& run = info.runs[0];
-  EXPECT_EQ(run.op, "generic");
+  EXPECT_EQ(run.op, "generic");  // imported_data_operation()
   EXPECT_EQ(run.hardware["device"], "MI210");
   EXPECT_EQ(run.settings["format"], "test-lines");
   EXPECT_EQ(run.settings["source"], "conv_mi210.txt");
@@ -224,19 +223,19 @@ TEST_F(ImportDriver, RunRecordsDeviceFormatSourceAndSettingsKey) {
   EXPECT_EQ(store.ops(), std::vector<std::string>{"generic"});
 
   std::string unnamed = write("plain.txt", "m=1|k1|1\n");
-  EXPECT_EQ(import_file(unnamed, "test-lines", db_, quiet()).device, "unknown");
+  EXPECT_EQ(import_file(unnamed, kLines, db_, quiet()).device, "unknown");
 }
 
 TEST_F(ImportDriver, AnExplicitDeviceJoinsProblemsThatDoNotNameOne) {
   std::string file = write("a.txt", "m=1|k1|1\ndevice=gfx90a,m=1|k1|2\n");
   ImportRunOptions options = quiet();
   options.device = "H100";
-  import_file(file, "test-lines", db_, options);
+  import_file(file, kLines, db_, options);
   auto rows = by_pair(db_);
   EXPECT_EQ(rows.count("m=1,device=H100 k1"), 1u);
   EXPECT_EQ(rows.count("device=gfx90a,m=1 k1"), 1u);
   options.device = "a,b";
-  EXPECT_THROW(import_file(file, "test-lines", db_, options), InputError);
+  EXPECT_THROW(import_file(file, kLines, db_, options), InputError);
 }
 
 // The devices the stored problems name ("" for a problem without one).
@@ -303,9 +302,9 @@ TEST_F(ImportDriver, CompressedCsvThroughTheWholePipeline) {
 
 TEST_F(ImportDriver, AFailingImportLeavesEarlierDataIntact) {
   std::string good = write("good.txt", "m=1|k1|1\nm=1|k2|2\n");
-  import_file(good, "test-lines", db_, quiet());
+  import_file(good, kLines, db_, quiet());
   std::string broken = write("broken.txt", "m=2|k1|1\nm=2|k2|1\nthrow\n");
-  EXPECT_THROW(import_file(broken, "test-lines", db_, quiet()), InputError);
+  EXPECT_THROW(import_file(broken, kLines, db_, quiet()), InputError);
   auto rows = by_pair(db_);
   EXPECT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows.count("m=1 k1"), 1u);
@@ -315,9 +314,9 @@ TEST_F(ImportDriver, AFailingImportLeavesEarlierDataIntact) {
 TEST_F(ImportDriver, UnknownFormatMissingFileAndWrongStoreAreErrors) {
   std::string file = write("a.txt", "m=1|k1|1\n");
   EXPECT_THROW(import_file(file, "no-such-format", db_, quiet()), InputError);
-  EXPECT_THROW(import_file(dir_.file("absent.txt"), "test-lines", db_, quiet()), InputError);
+  EXPECT_THROW(import_file(dir_.file("absent.txt"), kLines, db_, quiet()), InputError);
   std::string not_db = write("not.sqlite", "a,b\n1,2\n");
-  EXPECT_THROW(import_file(file, "test-lines", not_db, quiet()), StorageError);
+  EXPECT_THROW(import_file(file, kLines, not_db, quiet()), StorageError);
   EXPECT_EQ(read_bytes(not_db), "a,b\n1,2\n");
 }
 
@@ -326,7 +325,7 @@ TEST_F(ImportDriver, ProgressReportsOnTheLog) {
   std::ostringstream log;
   ImportRunOptions options;
   options.log = &log;
-  import_file(file, "test-lines", db_, options);
+  import_file(file, kLines, db_, options);
   EXPECT_THAT(log.str(), ::testing::HasSubstr("import a.txt"));
 }
 

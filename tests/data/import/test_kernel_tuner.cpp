@@ -49,7 +49,6 @@ TEST(KernelTuner, ValidEntry) {
   ASSERT_EQ(sink.rows.size(), 1u);
   EXPECT_TRUE(sink.skips.empty());
   const ImportedRow& row = sink.rows[0];
-  EXPECT_EQ(row.op, "generic");
   EXPECT_EQ(row.problem,
             "device=NVIDIA_A100-PCIE-40GB,kernel=convolution_kernel,size_x=4096,size_y=2048");
   EXPECT_EQ(row.kernel, "block_size_x=16,tile_size_x=1,use_shmem=0");

@@ -43,7 +43,6 @@ TEST(MiopenFdb, NewFormatLineGivesOneRowPerSolver) {
   ASSERT_EQ(sink.rows.size(), 2u);
   EXPECT_TRUE(sink.skips.empty());
   const ImportedRow& first = sink.rows[0];
-  EXPECT_EQ(first.op, "generic");
   EXPECT_EQ(first.problem, kForwardProblem);
   EXPECT_EQ(first.kernel, "ConvBinWinogradRxSf2x3g1");
   EXPECT_EQ(first.kernel_config, nlohmann::json({{"algorithm", "Winograd"}}));
