@@ -18,6 +18,8 @@ struct EvalArgs {
   eval::EvalJob job;
   bool oof = false, heldout = false, json = false;
   std::string protocol;  // "", strict or transfer
+  // strict: eval::parse_listed_method; the default is ListedOptions' own.
+  std::string method = eval::to_string(eval::ListedOptions{}.method);
   std::string json_file;
   eval::ProtocolJob protocol_job;
 };
@@ -26,6 +28,7 @@ struct EvalArgs {
 int run_protocol(EvalArgs& a) {
   eval::ProtocolJob& job = a.protocol_job;
   job.db = a.job.db, job.protocol = a.protocol, job.dtype = a.job.dtype;
+  if (a.protocol == "strict") job.listed.method = eval::parse_listed_method(a.method);
   job.listed.progress = job.transfer.progress = true;
   job.transfer.threads = job.listed.threads;
   eval::ProtocolOutcome out = eval::run_protocol(job);
@@ -135,8 +138,7 @@ std::function<int()> setup(CLI::App& app) {
                   "out-of-fold, held-out, strict (listed-only imported data: every solver seen "
                   "in training is a candidate) or transfer (leave one device out)")
       ->check(CLI::IsMember({"out-of-fold", "held-out", "strict", "transfer"}));
-  cmd->add_option("--method", a->protocol_job.listed.method,
-                  "strict: speed, applicability, joint or classify")
+  cmd->add_option("--method", a->method, "strict: speed, applicability, joint or classify")
       ->capture_default_str();
   cmd->add_option("--folds", a->protocol_job.listed.folds, "strict: folds grouped on geometry")
       ->capture_default_str();

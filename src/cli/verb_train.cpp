@@ -17,6 +17,7 @@ namespace {
 
 struct TrainArgs {
   std::string db, target;  // "" = tflops, or latency for generic data without TFLOPS
+  std::string objective = model::to_string(model::Objective::kRegression);
   std::string time_statistic = "median";
   std::string shortlist = "0.01";  // a fraction, or off
   bool json = false;
@@ -51,6 +52,7 @@ double parse_shortlist(const std::string& text) {
 }
 
 int run(TrainArgs& a) {
+  a.options.objective = model::parse_objective(a.objective);
   if (a.target == "all")
     a.options.targets = model::target_names();
   else if (!a.target.empty())
@@ -106,11 +108,18 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--encoding", o.encoding,
                   "Generic op: category codes ordered by target (default) or alphabetical")
       ->check(CLI::IsMember({"target", "alphabetical"}));
-  cmd->add_option("--objective", o.objective,
+  cmd->add_option("--objective", args->objective,
                   "regression (log1p of the target), ranking (pairwise), efficiency (log of "
                   "the fraction of the problem's best) or classify (per context, which kernel is "
                   "fastest; generic op)")
-      ->check(CLI::IsMember(model::objective_names()))
+      ->check([](const std::string& name) {  // a bad name is a usage error (exit 2), as CLI11's own
+        try {
+          model::parse_objective(name);
+          return std::string();
+        } catch (const InputError& e) {
+          return std::string(e.what());
+        }
+      })
       ->capture_default_str();
   cmd->add_option("--time-statistic", args->time_statistic,
                   "Each kernel's time: the median of its repeats or the fastest (min)")

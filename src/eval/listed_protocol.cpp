@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/csv.h"
+#include "core/enum_names.h"
 #include "core/error.h"
 #include "core/hardware.h"
 #include "core/key_values.h"
@@ -23,6 +24,24 @@
 #include "ops/generic/vocabulary.h"
 
 namespace kselect::eval {
+
+namespace {
+constexpr EnumNames<ListedMethod, 4> kMethodNames(
+    "method", {{
+                  {ListedMethod::kSpeed, "speed"},
+                  {ListedMethod::kApplicability, "applicability"},
+                  {ListedMethod::kJoint, "joint"},
+                  {ListedMethod::kClassify, "classify"},
+              }});
+}  // namespace
+
+std::string to_string(ListedMethod method) {
+  return kMethodNames.name(method);
+}
+
+ListedMethod parse_listed_method(std::string_view name, const std::string& field) {
+  return kMethodNames.parse(name, field);
+}
 
 namespace {
 
@@ -186,11 +205,11 @@ class FoldSelector {
         host_hardware(), generic::GenericVocabulary::fit(rows, configs));
     RowBuilder builder(*engine_);
     cols_ = builder.cols();
-    if (o.method == "classify") {
+    if (o.method == ListedMethod::kClassify) {
       fit_classifier(train, progress, done);
       return;
     }
-    if (o.method != "joint") {
+    if (o.method != ListedMethod::kJoint) {
       Dataset speed;
       for (const Problem* p : train) {
         std::vector<std::string> kernels;
@@ -202,18 +221,17 @@ class FoldSelector {
       }
       speed_ = fit_booster(speed, cols_, params(o, "reg:squarederror"), progress, done);
     }
-    if (o.method != "speed") {
+    if (o.method != ListedMethod::kSpeed) {
+      const bool joint = o.method == ListedMethod::kJoint;
       Dataset all;
       for (const Problem* p : train) {
         auto kernels = candidates_of(engine_->vocabulary(), p->text);
         for (const auto& k : kernels)
-          all.labels.push_back(o.method == "joint" ? grade(*p, k)
-                                                   : float(!std::isnan(p->time_of(k))));
-        if (o.method == "joint") all.groups.push_back(unsigned(kernels.size()));
+          all.labels.push_back(joint ? grade(*p, k) : float(!std::isnan(p->time_of(k))));
+        if (joint) all.groups.push_back(unsigned(kernels.size()));
         builder.append(p->text, kernels, all.x);
       }
-      listed_ = fit_booster(all, cols_,
-                            params(o, o.method == "joint" ? "rank:pairwise" : "binary:logistic"),
+      listed_ = fit_booster(all, cols_, params(o, joint ? "rank:pairwise" : "binary:logistic"),
                             progress, done);
     }
   }
@@ -228,7 +246,7 @@ class FoldSelector {
       baseline_picks.push_back(order.empty() ? "" : order.front());
     }
     RowBuilder builder(*engine_);
-    if (options_.method == "classify") {
+    if (options_.method == ListedMethod::kClassify) {
       pick_classes(test, candidates, model_picks);
       return;
     }
@@ -253,8 +271,8 @@ class FoldSelector {
   // Whether candidate row a is preferred to row b.
   bool better(const std::vector<float>& speed, const std::vector<float>& listed, std::size_t a,
               std::size_t b) const {
-    if (options_.method == "speed") return speed[a] < speed[b];
-    if (options_.method == "joint") return listed[a] > listed[b];
+    if (options_.method == ListedMethod::kSpeed) return speed[a] < speed[b];
+    if (options_.method == ListedMethod::kJoint) return listed[a] > listed[b];
     bool la = listed[a] >= 0.5f, lb = listed[b] >= 0.5f;
     if (la != lb) return la;
     return la ? speed[a] < speed[b] : listed[a] > listed[b];
@@ -311,11 +329,6 @@ class FoldSelector {
 ListedReport evaluate_listed(const std::vector<data::Measurement>& rows,
                              const std::map<std::string, nlohmann::json>& kernel_configs,
                              const ListedOptions& o) {
-  if (o.method != "speed" && o.method != "applicability" && o.method != "joint" &&
-      o.method != "classify")
-    throw InputError(
-        "", 0, "method",
-        "unknown method '" + o.method + "' (expected speed, applicability, joint or classify)");
   if (o.folds < 2) throw InputError("", 0, "folds", "the strict protocol needs at least 2 folds");
   if (o.trees < 1) throw InputError("", 0, "trees", "must be at least 1");
   if (!(o.eta > 0 && o.eta <= 1)) throw InputError("", 0, "eta", "must be in (0, 1]");
@@ -345,7 +358,7 @@ ListedReport evaluate_listed(const std::vector<data::Measurement>& rows,
   }
   std::vector<int> fold_of = model::group_k_fold(groups, o.folds);
 
-  int models = o.method == "applicability" ? 2 : 1;
+  int models = o.method == ListedMethod::kApplicability ? 2 : 1;
   Progress progress("eval", long(o.folds) * models * o.trees, std::cerr, o.progress);
   long done = 0;
   std::vector<Outcome> outcomes, baseline;
@@ -404,7 +417,7 @@ nlohmann::json ListedReport::to_json() const {
   nlohmann::json j = stats_json(overall);
   j.erase("context");
   j["protocol"] = "strict-listed";
-  j["method"] = method;
+  j["method"] = to_string(method);
   j["tie_band"] = tie_band;
   j["folds"] = folds;
   j["rows"] = rows;
@@ -441,7 +454,7 @@ std::string listed_picks_csv(const ListedReport& r) {
 
 std::string listed_report_text(const ListedReport& r) {
   std::ostringstream out;
-  out << "strict protocol (listed-only data), method " << r.method << ", " << r.folds
+  out << "strict protocol (listed-only data), method " << to_string(r.method) << ", " << r.folds
       << "-fold CV grouped on geometry: " << r.problems << " problems, " << r.rows
       << " listed rows, " << r.kernels << " kernels";
   if (r.skipped_no_time) out << " (" << r.skipped_no_time << " problems without a valid time)";

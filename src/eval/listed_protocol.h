@@ -23,6 +23,7 @@
 // The baseline is the most frequent winner of the problem's context in the training folds.
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -31,9 +32,17 @@
 
 namespace kselect::eval {
 
+// The selectors above.
+enum class ListedMethod { kSpeed, kApplicability, kJoint, kClassify };
+
+// "speed", "applicability", "joint", "classify".
+std::string to_string(ListedMethod method);
+// The method named `name`; InputError naming `field` and listing the names otherwise.
+ListedMethod parse_listed_method(std::string_view name, const std::string& field = "method");
+
 struct ListedOptions {
   int folds = 5;
-  std::string method = "classify";  // speed, applicability, joint, classify
+  ListedMethod method = ListedMethod::kClassify;
   int trees = 100;
   double eta = 0.15;
   int max_leaves = 63;
@@ -68,7 +77,7 @@ struct ListedPick {
 };
 
 struct ListedReport {
-  std::string method;
+  ListedMethod method = ListedMethod::kClassify;
   int folds = 0;
   double tie_band = 0;
   long problems = 0, rows = 0, kernels = 0;
@@ -83,7 +92,7 @@ struct ListedReport {
 
 // Measurements of op "generic" (imported listed-only data), each problem's listed kernels;
 // `kernel_configs` as stored (Store::kernel_configs). Throws InputError for unusable data
-// (no generic rows, fewer geometries than folds, an unknown method).
+// (no generic rows, fewer geometries than folds).
 ListedReport evaluate_listed(const std::vector<data::Measurement>& rows,
                              const std::map<std::string, nlohmann::json>& kernel_configs,
                              const ListedOptions& options);

@@ -196,12 +196,12 @@ std::vector<float> make_labels(const Dataset& d, const std::vector<std::size_t>&
                                const std::string& target, const FeatureSpec& spec) {
   std::vector<float> labels;
   labels.reserve(rows.size());
-  if (spec.objective == "regression") {
+  if (spec.objective == Objective::kRegression) {
     for (auto r : rows)
       labels.push_back(float(spec.encode(target, target_value(*d.rows[r], target))));
     return labels;
   }
-  const bool grades = spec.objective == "ranking";
+  const bool grades = spec.objective == Objective::kRanking;
   for (double e : within_problem_efficiency(d, rows, target))
     labels.push_back(grades ? float(std::round(30.0 * e)) : float(std::log(e)));
   return labels;
@@ -250,7 +250,7 @@ std::vector<bool> training_mask(const Dataset& d, const std::vector<std::size_t>
 // Whether a model of these options carries a shortlist: every objective that orders a rule
 // set's candidates (classify and generic models rank the kernels the model knows already).
 bool uses_shortlist(const TrainOptions& o) {
-  return o.shortlist >= 0 && o.objective != "classify" &&
+  return o.shortlist >= 0 && o.objective != Objective::kClassify &&
          find_operation(o.op).capabilities().kernels_from_rule_sets;
 }
 
@@ -317,7 +317,7 @@ std::unique_ptr<xgb::Matrix> make_matrix(const Dataset& d, const std::vector<std
       margins[i] = prior_margin(prior->scale, x[i * d.cols + prior->column]);
     m->set_base_margin(margins);
   }
-  if (options.objective == "ranking") {  // rows are grouped by problem: run lengths
+  if (options.objective == Objective::kRanking) {  // rows are grouped by problem: run lengths
     std::vector<unsigned> sizes;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       if (i == 0 || d.rows[rows[i]]->problem != d.rows[rows[i - 1]]->problem) sizes.push_back(0);
@@ -331,14 +331,14 @@ std::unique_ptr<xgb::Matrix> make_matrix(const Dataset& d, const std::vector<std
 }
 
 // XGBoost's objective for train's objective.
-std::string xgboost_objective(const std::string& objective) {
-  if (objective == "ranking") return "rank:pairwise";
-  if (objective == "classify") return "multi:softprob";
+std::string xgboost_objective(Objective objective) {
+  if (objective == Objective::kRanking) return "rank:pairwise";
+  if (objective == Objective::kClassify) return "multi:softprob";
   return "reg:squarederror";
 }
 
 void set_params(xgb::Booster& b, const TrainOptions& o) {
-  bool ranking = o.objective == "ranking";
+  bool ranking = o.objective == Objective::kRanking;
   b.set_param("objective", xgboost_objective(o.objective));
   b.set_param("eval_metric", ranking ? "ndcg@3" : "rmse");
   for (const auto& [name, value] : training_booster_settings(o)) b.set_param(name, value);
@@ -382,10 +382,10 @@ FoldResult score_rows(const Dataset& d, const std::vector<std::size_t>& rows,
   }
   // Fit quality in the target's own scale: the value for regression, the efficiency within the
   // problem for the efficiency objective; ranking scores have no scale.
-  if (o.objective == "ranking") {
+  if (o.objective == Objective::kRanking) {
     r.rmse = r.r2 = std::nan("");
   } else {
-    Fit fit = fit_quality(predicted, o.objective == "efficiency"
+    Fit fit = fit_quality(predicted, o.objective == Objective::kEfficiency
                                          ? within_problem_efficiency(d, rows, target)
                                          : measured);
     r.rmse = fit.rmse;
@@ -430,7 +430,7 @@ FoldFit fit_fold(const xgb::Matrix& train, const xgb::Matrix& valid, const Train
                  RoundProgress& progress, const std::string& label) {
   xgb::Booster booster({&train, &valid});
   set_params(booster, o);
-  bool maximize = o.objective == "ranking";
+  bool maximize = o.objective == Objective::kRanking;
   double best = 0;
   int best_round = -1;
   for (int round = 0; round < o.trees; ++round) {
@@ -605,7 +605,7 @@ std::optional<std::size_t> prior_column(const TrainOptions& o,
   std::string feature;
   if (previous) {
     if (const Prior* kept = previous->prior(target)) feature = kept->feature;
-  } else if (o.prior && o.objective == "regression" && target == "tflops") {
+  } else if (o.prior && o.objective == Objective::kRegression && target == "tflops") {
     feature = engine.throughput_prior();
   }
   const auto& names = schema.features;
@@ -633,9 +633,9 @@ void check_warm_start(const FeatureSpec& previous, const features::Schema& schem
   if (previous.op != o.op)
     throw InputError(where, 0, "op", "model is for '" + previous.op + "', not '" + o.op + "'");
   if (previous.objective != o.objective)
-    throw InputError(
-        where, 0, "objective",
-        "model was trained with '" + previous.objective + "', not '" + o.objective + "'");
+    throw InputError(where, 0, "objective",
+                     "model was trained with '" + to_string(previous.objective) + "', not '" +
+                         to_string(o.objective) + "'");
   if (previous.time_statistic != data::to_string(o.time_statistic))
     throw InputError(where, 0, "time_statistic",
                      "model was trained on each kernel's " + previous.time_statistic +
@@ -788,16 +788,15 @@ namespace {
 TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
                            const TrainOptions& options) {
   TrainOptions o = options;
-  const auto& objectives = objective_names();
-  if (std::find(objectives.begin(), objectives.end(), o.objective) == objectives.end())
+  if (o.objective == Objective::kBlend)
     throw InputError("", 0, "objective",
-                     "unknown objective '" + o.objective +
-                         "' (expected regression, ranking, efficiency or classify)");
-  if (o.objective == "efficiency" && o.targets.size() > 1)
+                     "a blend is made of trained models (kselect blend, or kselect train "
+                     "--blend-near): train regression, ranking, efficiency or classify");
+  if (o.objective == Objective::kEfficiency && o.targets.size() > 1)
     throw InputError("", 0, "target",
                      "the efficiency objective learns a kernel's fraction of its problem's best, "
                      "which is the same for tflops, latency and bandwidth: give one target");
-  if (o.objective == "classify") check_classify_options(o);
+  if (o.objective == Objective::kClassify) check_classify_options(o);
   if (o.out_dir.empty()) throw InputError("", 0, "out", "no output model directory given");
   if (o.parallel_trees < 1 || o.parallel_trees > 64)
     throw InputError("", 0, "parallel-trees", "must be in 1..64");
@@ -806,7 +805,7 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
   if (!(o.min_efficiency >= 0 && o.min_efficiency < 1))
     throw InputError("", 0, "min-efficiency",
                      "must be a fraction of the problem's best in [0, 1) (0: every row trains)");
-  if (o.min_efficiency > 0 && o.objective == "classify")
+  if (o.min_efficiency > 0 && o.objective == Objective::kClassify)
     throw InputError("", 0, "min-efficiency",
                      "the classify objective learns each problem's winner from all its rows");
   if (!(o.shortlist < 1))  // also NaN; negative values mean off
@@ -836,7 +835,7 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
   for (const auto& t : o.targets) target_value({}, t);  // validates the names
   // The classifier reads the problem's features alone; refused before the rows are built when
   // the engine has no such columns.
-  const bool classify = o.objective == "classify";
+  const bool classify = o.objective == Objective::kClassify;
   const std::vector<std::string> features =
       classify ? ProblemFeatures::names_of(*engine) : schema.features;
 
@@ -860,7 +859,7 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
   if (!o.warm_start.empty()) {  // labels must be encoded as the continued model's were
     spec.log_targets = previous.log_targets;
     spec.target_scales = previous.target_scales;
-  } else if (o.objective == "regression") {
+  } else if (o.objective == Objective::kRegression) {
     spec.log_targets = o.targets;
     for (const auto& t : o.targets) spec.target_scales[t] = default_scale(t);
   }
@@ -920,7 +919,7 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
     if (cv)
       write_json(o.out_dir / ("cv_metrics_" + target + ".json"),
                  {{"target", target},
-                  {"objective", o.objective},
+                  {"objective", to_string(o.objective)},
                   {"folds", folds},
                   {"overall", fold_json(tr.overall)}});
     result.targets.push_back(std::move(tr));

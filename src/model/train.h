@@ -22,6 +22,7 @@
 #include "data/measurement.h"
 #include "features/engine.h"
 #include "model/feature_spec.h"
+#include "model/objective.h"
 
 namespace kselect::model {
 
@@ -33,11 +34,9 @@ struct TrainOptions {
   // tflops, latency, bandwidth; empty = tflops, except for generic data in which no row has
   // TFLOPS > 0 (imported data often has only times): latency.
   std::vector<std::string> targets;
-  // "regression" (log1p of the target), "ranking" (pairwise, problem = query), "efficiency"
-  // (log of the row's value over its problem's best: only the order within a problem is
-  // learned, not each problem's overall speed) or "classify" (per context, which kernel is a
-  // problem's fastest, from the problem's features alone: model/classify.h; generic op only).
-  std::string objective = "regression";
+  // Any but Objective::kBlend (model/objective.h). Classify reads the problem's features alone,
+  // which only engines that keep them apart have (model/classify.h, ProblemFeatures::names_of).
+  Objective objective = Objective::kRegression;
   // Each row's time (and TFLOPS, bandwidth) before training: the sweep's median or the fastest
   // repeat (data::use_time_statistic); recorded in feature_spec.json for kselect eval.
   data::TimeStatistic time_statistic = data::TimeStatistic::kMedian;

@@ -151,7 +151,7 @@ TEST(Train, MinEfficiencyTrainsOnNearBestRowsAndStillScoresEveryRow) {
   ASSERT_LT(near, data.size());
 
   TrainOptions o = quick_options("train_min_efficiency");
-  o.objective = "efficiency", o.folds = 3;
+  o.objective = Objective::kEfficiency, o.folds = 3;
   train(data, o);
   const std::string every_row_model = read_file(o.out_dir / "model_tflops.json");
   o.min_efficiency = 0.8;
@@ -206,7 +206,7 @@ TEST(Train, AllTargetsAndGzipModels) {
 }
 
 // Quick options for an objective other than regression: 3 folds, `trees` rounds.
-TrainOptions objective_options(const std::string& name, const std::string& objective, int trees) {
+TrainOptions objective_options(const std::string& name, Objective objective, int trees) {
   TrainOptions o = quick_options(name);
   o.objective = objective;
   o.folds = 3;
@@ -216,22 +216,22 @@ TrainOptions objective_options(const std::string& name, const std::string& objec
 
 TEST(Train, RankingObjectiveTrainsOnProblemGroups) {
   auto data = synthetic_measurements();
-  TrainOptions o = objective_options("train_rank", "ranking", 30);
+  TrainOptions o = objective_options("train_rank", Objective::kRanking, 30);
   TrainResult r = train(data, o);
   EXPECT_GT(r.targets[0].overall.mean_efficiency, 0.85);
   EXPECT_TRUE(std::isnan(r.targets[0].overall.r2));
-  EXPECT_EQ(FeatureSpec::load(o.out_dir).objective, "ranking");
+  EXPECT_EQ(FeatureSpec::load(o.out_dir).objective, Objective::kRanking);
 }
 
 TEST(Train, EfficiencyObjectiveLearnsEachKernelsFractionOfItsProblemsBest) {
   auto data = synthetic_measurements();
-  TrainOptions o = objective_options("train_efficiency", "efficiency", 40);
+  TrainOptions o = objective_options("train_efficiency", Objective::kEfficiency, 40);
   TrainResult r = train(data, o);
   const FoldResult& overall = r.targets[0].overall;
   EXPECT_GT(overall.mean_efficiency, 0.85);
   EXPECT_GT(overall.r2, 0.5) << "R2 of the predicted efficiency within the problem";
   auto spec = FeatureSpec::load(o.out_dir);
-  EXPECT_EQ(spec.objective, "efficiency");
+  EXPECT_EQ(spec.objective, Objective::kEfficiency);
   EXPECT_TRUE(spec.log_targets.empty());
   EXPECT_DOUBLE_EQ(spec.decode("tflops", std::log(0.5)), 0.5);
   // Out-of-fold predictions are efficiencies: positive, about 1 at most.
@@ -242,9 +242,10 @@ TEST(Train, EfficiencyObjectiveLearnsEachKernelsFractionOfItsProblemsBest) {
   // Efficiency is the same whatever the target, so more than one is refused.
   o.targets = {"tflops", "latency"};
   EXPECT_NE(error_of(data, o).find("give one target"), std::string::npos);
-  o.objective = "likelihood";
-  EXPECT_NE(error_of(data, o).find("regression, ranking, efficiency or classify"),
-            std::string::npos);
+  // A blend is made of trained models, never trained itself.
+  o.targets = {"tflops"};
+  o.objective = Objective::kBlend;
+  EXPECT_NE(error_of(data, o).find("kselect blend"), std::string::npos);
 }
 
 TEST(Train, WarmStartAddsTreesAndRefusesAnotherFeatureList) {
@@ -306,7 +307,7 @@ TEST(Train, TflopsRegressionStartsFromTheEnginesEstimate) {
   ck55.schema = "ck55";
   TrainOptions efficiency = quick_options("train_prior_efficiency");
   efficiency.folds = 0;
-  efficiency.objective = "efficiency";
+  efficiency.objective = Objective::kEfficiency;
   for (const TrainOptions* none : {&off, &ck55, &efficiency}) {
     train(data, *none);
     EXPECT_TRUE(FeatureSpec::load(none->out_dir).priors.empty()) << none->out_dir;

@@ -20,7 +20,7 @@ namespace {
 model::TrainOptions classify_options(const std::string& name) {
   auto o = testing::quick_options(name);
   o.op = "generic";
-  o.objective = "classify";
+  o.objective = model::Objective::kClassify;
   o.kernel_configs = testing::generic_configs();
   o.trees = 40;
   o.eta = 0.3;
@@ -80,7 +80,7 @@ TEST_F(TrainClassify, CrossValidatesOnProblemsAndPicksWellOutOfFold) {
 
 TEST_F(TrainClassify, WritesTheClassifierIntoTheSpec) {
   auto spec = model::FeatureSpec::load(options.out_dir);
-  EXPECT_EQ(spec.objective, "classify");
+  EXPECT_EQ(spec.objective, model::Objective::kClassify);
   EXPECT_EQ(spec.params["objective"], "multi:softprob");
   for (const auto& f : spec.features) EXPECT_TRUE(f.rfind("p_", 0) == 0 || f.rfind("d_", 0) == 0);
   const auto& contexts = spec.classifier["contexts"];
@@ -151,7 +151,7 @@ TEST_F(TrainClassify, EvalReadsTheOutOfFoldScores) {
 
 TEST(TrainClassifyRefusals, GemmOpWarmStartAndSeveralTargets) {
   auto gemm = testing::quick_options("classify_gemm");
-  gemm.objective = "classify";
+  gemm.objective = model::Objective::kClassify;
   try {
     model::train(testing::synthetic_measurements(), gemm);
     FAIL() << "classify on the gemm op must be refused";
