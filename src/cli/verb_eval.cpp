@@ -30,7 +30,7 @@ int run_protocol(EvalArgs& a) {
   job.db = a.job.db, job.protocol = a.protocol, job.dtype = a.job.dtype;
   if (a.protocol == "strict") job.listed.method = eval::parse_listed_method(a.method);
   job.listed.progress = job.transfer.progress = true;
-  job.transfer.threads = job.listed.threads;
+  job.transfer.boosting.threads = job.listed.boosting.threads;
   eval::ProtocolOutcome out = eval::run_protocol(job);
   if (!a.json_file.empty()) {
     std::ofstream file(a.json_file);
@@ -142,25 +142,25 @@ std::function<int()> setup(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--folds", a->protocol_job.listed.folds, "strict: folds grouped on geometry")
       ->capture_default_str();
-  cmd->add_option("--trees", a->protocol_job.listed.trees, "strict: boosting rounds per model")
+  model::BoostingParams& strict = a->protocol_job.listed.boosting;
+  cmd->add_option("--trees", strict.trees, "strict: boosting rounds per model")
       ->capture_default_str();
-  cmd->add_option("--eta", a->protocol_job.listed.eta, "strict: learning rate")
+  cmd->add_option("--eta", strict.eta, "strict: learning rate")->capture_default_str();
+  cmd->add_option("--max-leaves", strict.max_leaves, "strict: leaves per tree")
       ->capture_default_str();
-  cmd->add_option("--max-leaves", a->protocol_job.listed.max_leaves, "strict: leaves per tree")
-      ->capture_default_str();
-  cmd->add_option("--min-child-weight", a->protocol_job.listed.min_child_weight,
+  cmd->add_option("--min-child-weight", strict.min_child_weight,
                   "strict: smallest hessian sum of a leaf")
       ->capture_default_str();
-  cmd->add_option("--seed", a->protocol_job.listed.seed, "strict: XGBoost seed")
-      ->capture_default_str();
-  cmd->add_option("--transfer-trees", a->protocol_job.transfer.trees, "transfer: boosting rounds")
+  cmd->add_option("--seed", strict.seed, "strict: XGBoost seed")->capture_default_str();
+  cmd->add_option("--transfer-trees", a->protocol_job.transfer.boosting.trees,
+                  "transfer: boosting rounds")
       ->capture_default_str();
   cmd->add_option("--where", a->protocol_job.where,
                   "strict/transfer: only problems with these fields, e.g. dir=F,dtype=fp32");
   cmd->add_option("--top-k", a->protocol_job.transfer.top_k,
                   "transfer: measure the predicted top k on the new device")
       ->capture_default_str();
-  cmd->add_option("--threads", a->protocol_job.listed.threads, "strict/transfer: XGBoost threads")
+  cmd->add_option("--threads", strict.threads, "strict/transfer: XGBoost threads")
       ->capture_default_str();
   cmd->add_option("--json-file", a->json_file, "strict/transfer: also write the JSON report here");
   cmd->add_option("--picks", a->protocol_job.picks_file,

@@ -29,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/measurement.h"
+#include "model/boosting_params.h"
 
 namespace kselect::eval {
 
@@ -43,13 +44,8 @@ ListedMethod parse_listed_method(std::string_view name, const std::string& field
 struct ListedOptions {
   int folds = 5;
   ListedMethod method = ListedMethod::kClassify;
-  int trees = 100;
-  double eta = 0.15;
-  int max_leaves = 63;
-  int max_depth = 10;
-  double min_child_weight = 5;
-  int threads = 2;
-  int seed = 0;
+  // Every model's boosting (both of the applicability method's), `trees` rounds each.
+  model::BoostingParams boosting = model::BoostingParams::strict_protocol();
   bool progress = false;  // progress line with ETA on stderr
   // top1_tie_band counts a listed pick within this relative time of the best as a hit (as
   // kselect eval's top1 does for measured data); top1 is exact.

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <utility>
 
 #include "core/csv.h"
@@ -20,6 +21,7 @@
 #include "core/text.h"
 #include "features/engine.h"
 #include "features/problem_rows.h"
+#include "model/booster_fit.h"
 #include "model/classify.h"
 #include "model/feature_spec.h"
 #include "model/file_io.h"
@@ -44,21 +46,19 @@ double target_value(const data::Measurement& m, const std::string& target) {
                    "unknown target '" + target + "' (expected tflops, latency or bandwidth)");
 }
 
-std::map<std::string, std::string> training_booster_settings(const TrainOptions& o) {
-  return {{"tree_method", "hist"},
-          {"grow_policy", "lossguide"},
-          {"max_leaves", std::to_string(o.max_leaves)},
-          {"max_depth", std::to_string(o.max_depth)},
-          {"eta", std::to_string(o.eta)},
-          {"subsample", std::to_string(o.subsample)},
-          {"colsample_bytree", std::to_string(o.colsample)},
-          {"lambda", std::to_string(o.lambda)},
-          {"alpha", std::to_string(o.alpha)},
-          {"min_child_weight", std::to_string(o.min_child_weight)},
-          {"seed", std::to_string(o.seed)},
-          {"num_parallel_tree", std::to_string(o.parallel_trees)},
-          {"nthread", std::to_string(o.threads)},
-          {"verbosity", "0"}};
+Loss training_loss(Objective objective) {
+  switch (objective) {
+    case Objective::kRanking:
+      return Loss::kPairwise;
+    case Objective::kClassify:
+      return Loss::kSoftprob;
+    case Objective::kRegression:
+    case Objective::kEfficiency:
+      return Loss::kSquaredError;
+    case Objective::kBlend:
+      break;
+  }
+  throw std::logic_error("model::training_loss: a blend is not trained");
 }
 
 double default_scale(const std::string& target) {
@@ -72,12 +72,12 @@ bool has_usable_target(const data::Measurement& m, const std::string& target) {
 
 int final_rounds(const TrainOptions& o, std::span<const int> fold_rounds) {
   if (o.final_trees > 0) return o.final_trees;
-  if (fold_rounds.empty()) return o.trees;
+  if (fold_rounds.empty()) return o.boosting.trees;
   double mean_best = 0;
   for (int rounds : fold_rounds) mean_best += rounds;
   mean_best /= double(fold_rounds.size());
   const double scale = o.folds > 1 ? double(o.folds) / double(o.folds - 1) : 1.0;
-  return std::clamp(int(std::lround(mean_best * scale)), 1, o.trees);
+  return std::clamp(int(std::lround(mean_best * scale)), 1, o.boosting.trees);
 }
 
 OofCsv::OofCsv(std::string target, bool shortlist)
@@ -308,7 +308,7 @@ std::unique_ptr<xgb::Matrix> make_matrix(const Dataset& d, const std::vector<std
   std::vector<float> x(rows.size() * d.cols);
   for (std::size_t i = 0; i < rows.size(); ++i)
     std::copy_n(d.x.data() + rows[i] * d.cols, d.cols, x.data() + i * d.cols);
-  auto m = std::make_unique<xgb::Matrix>(x.data(), rows.size(), d.cols, options.threads);
+  auto m = std::make_unique<xgb::Matrix>(x.data(), rows.size(), d.cols, options.boosting.threads);
   m->set_labels(labels);
   m->set_feature_names(names);
   if (prior) {
@@ -330,42 +330,34 @@ std::unique_ptr<xgb::Matrix> make_matrix(const Dataset& d, const std::vector<std
   return m;
 }
 
-// XGBoost's objective for train's objective.
-std::string xgboost_objective(Objective objective) {
-  if (objective == Objective::kRanking) return "rank:pairwise";
-  if (objective == Objective::kClassify) return "multi:softprob";
-  return "reg:squarederror";
-}
-
 void set_params(xgb::Booster& b, const TrainOptions& o) {
-  bool ranking = o.objective == Objective::kRanking;
-  b.set_param("objective", xgboost_objective(o.objective));
-  b.set_param("eval_metric", ranking ? "ndcg@3" : "rmse");
-  for (const auto& [name, value] : training_booster_settings(o)) b.set_param(name, value);
+  b.set_param("eval_metric", o.objective == Objective::kRanking ? "ndcg@3" : "rmse");
+  set_boosting_params(b, o.boosting, training_loss(o.objective));
 }
 
 nlohmann::json params_json(const TrainOptions& o) {
-  return {{"objective", xgboost_objective(o.objective)},
+  const BoostingParams& b = o.boosting;
+  return {{"objective", xgboost_objective(training_loss(o.objective))},
           {"tree_method", "hist"},
           {"grow_policy", "lossguide"},
-          {"max_leaves", o.max_leaves},
-          {"max_depth", o.max_depth},
-          {"eta", o.eta},
-          {"subsample", o.subsample},
-          {"colsample_bytree", o.colsample},
-          {"lambda", o.lambda},
-          {"alpha", o.alpha},
-          {"min_child_weight", o.min_child_weight},
-          {"trees", o.trees},
+          {"max_leaves", b.max_leaves},
+          {"max_depth", b.max_depth},
+          {"eta", b.eta},
+          {"subsample", b.subsample},
+          {"colsample_bytree", b.colsample},
+          {"lambda", b.lambda},
+          {"alpha", b.alpha},
+          {"min_child_weight", b.min_child_weight},
+          {"trees", b.trees},
           {"final_trees", o.final_trees},
           {"near_best_weight", o.near_best_weight},
           {"min_efficiency", o.min_efficiency},
-          {"parallel_trees", o.parallel_trees},
+          {"parallel_trees", b.parallel_trees},
           {"prior", o.prior},
           {"shortlist", o.shortlist},
           {"early_stopping", o.early_stopping},
           {"folds", o.folds},
-          {"seed", o.seed}};
+          {"seed", b.seed}};
 }
 
 // `listed`: per row, whether the shortlist holds its kernel (null: no shortlist). Selection
@@ -433,14 +425,15 @@ FoldFit fit_fold(const xgb::Matrix& train, const xgb::Matrix& valid, const Train
   bool maximize = o.objective == Objective::kRanking;
   double best = 0;
   int best_round = -1;
-  for (int round = 0; round < o.trees; ++round) {
+  const int trees = o.boosting.trees;
+  for (int round = 0; round < trees; ++round) {
     booster.update(round, train);
     double value = booster.evaluate(round, valid, "valid");
     if (best_round < 0 || (maximize ? value > best : value < best))
       best = value, best_round = round;
-    progress.step(label + " round " + std::to_string(round + 1) + "/" + std::to_string(o.trees));
+    progress.step(label + " round " + std::to_string(round + 1) + "/" + std::to_string(trees));
     if (round - best_round >= o.early_stopping) {
-      progress.skip(o.trees - round - 1);
+      progress.skip(trees - round - 1);
       break;
     }
   }
@@ -582,7 +575,8 @@ void fit_final(const Dataset& d, const std::vector<std::size_t>& rows,
     result.previous_trees = booster.boosted_rounds();
     rounds = o.add_trees;
   } else {
-    progress.skip(std::max(o.trees - rounds, 0));  // the total counted `trees` final rounds
+    progress.skip(
+        std::max(o.boosting.trees - rounds, 0));  // the total counted `trees` final rounds
   }
   set_params(booster, o);
   for (int i = 0; i < rounds; ++i) {
@@ -683,7 +677,7 @@ void write_manifest(const TrainResult& r, const TrainOptions& o, const Dataset& 
       {"unique_shapes", d.unique_shapes},
       {"timestamp", timestamp()},
       {"data_source", o.data_source},
-      {"threads", o.threads}};
+      {"threads", o.boosting.threads}};
   write_json(o.out_dir / "train_manifest.json", manifest);
 }
 
@@ -775,7 +769,7 @@ double default_colsample(const std::string& op) {
 
 TrainResult train(const std::vector<data::Measurement>& measurements, const TrainOptions& given) {
   TrainOptions options = given;
-  if (options.colsample < 0) options.colsample = default_colsample(options.op);
+  if (options.boosting.colsample < 0) options.boosting.colsample = default_colsample(options.op);
   if (options.time_statistic == data::TimeStatistic::kMedian)
     return train_on_times(measurements, options);
   std::vector<data::Measurement> rows = measurements;
@@ -798,8 +792,6 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
                      "which is the same for tflops, latency and bandwidth: give one target");
   if (o.objective == Objective::kClassify) check_classify_options(o);
   if (o.out_dir.empty()) throw InputError("", 0, "out", "no output model directory given");
-  if (o.parallel_trees < 1 || o.parallel_trees > 64)
-    throw InputError("", 0, "parallel-trees", "must be in 1..64");
   if (!(o.near_best_weight >= 0 && o.near_best_weight <= 16))
     throw InputError("", 0, "near-best-weight", "must be in 0..16");
   if (!(o.min_efficiency >= 0 && o.min_efficiency < 1))
@@ -810,10 +802,9 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
                      "the classify objective learns each problem's winner from all its rows");
   if (!(o.shortlist < 1))  // also NaN; negative values mean off
     throw InputError("", 0, "shortlist", "must be a fraction below 1 (0.01: within 1%) or off");
-  if (o.trees < 1 || o.final_trees < 0 || o.folds == 1 || o.folds < 0 || o.threads < 1)
-    throw InputError(
-        "", 0, "",
-        "--trees and --threads must be >= 1, --final-trees >= 0, --folds 0 (no CV) or >= 2");
+  check_boosting(o.boosting);
+  if (o.final_trees < 0 || o.folds == 1 || o.folds < 0)
+    throw InputError("", 0, "", "--final-trees must be >= 0, --folds 0 (no CV) or >= 2");
   if (o.data_op.empty()) o.data_op = o.op;
   FeatureSpec previous;
   if (!o.warm_start.empty()) {
@@ -874,7 +865,8 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
       std::filesystem::remove(o.out_dir / ("oof_" + target + ".csv"));
       std::filesystem::remove(o.out_dir / ("cv_metrics_" + target + ".json"));
     }
-  long per_target = cv ? long(o.folds + 1) * o.trees : o.warm_start.empty() ? o.trees : o.add_trees;
+  const long trees = o.boosting.trees;
+  long per_target = cv ? long(o.folds + 1) * trees : o.warm_start.empty() ? trees : o.add_trees;
   RoundProgress progress(o, per_target * long(o.targets.size()));
   TrainResult result;
   result.dir = o.out_dir;

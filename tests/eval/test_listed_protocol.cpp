@@ -51,7 +51,8 @@ data::Measurement listed(int g, const std::string& kernel, double ms) {
 
 ListedOptions quick(const std::string& method) {
   ListedOptions o;
-  o.method = parse_listed_method(method), o.trees = 25, o.eta = 0.3, o.threads = 2;
+  o.method = parse_listed_method(method), o.boosting.trees = 25, o.boosting.eta = 0.3,
+  o.boosting.threads = 2;
   return o;
 }
 

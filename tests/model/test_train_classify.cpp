@@ -22,9 +22,9 @@ model::TrainOptions classify_options(const std::string& name) {
   o.op = "generic";
   o.objective = model::Objective::kClassify;
   o.kernel_configs = testing::generic_configs();
-  o.trees = 40;
-  o.eta = 0.3;
-  o.min_child_weight = 0.2;
+  o.boosting.trees = 40;
+  o.boosting.eta = 0.3;
+  o.boosting.min_child_weight = 0.2;
   o.folds = 3;
   return o;
 }
@@ -68,7 +68,7 @@ TEST_F(TrainClassify, CrossValidatesOnProblemsAndPicksWellOutOfFold) {
   EXPECT_TRUE(std::isnan(t.overall.r2));
   for (const auto& f : t.folds) {
     EXPECT_GT(f.best_trees, 0);
-    EXPECT_LE(f.best_trees, options.trees);
+    EXPECT_LE(f.best_trees, options.boosting.trees);
   }
   std::ifstream in(options.out_dir / "cv_metrics_latency.json");
   auto cv = nlohmann::json::parse(in);
@@ -170,7 +170,7 @@ TEST(TrainClassifyRefusals, GemmOpWarmStartAndSeveralTargets) {
 TEST(TrainClassifyWithoutFolds, TrainsTheFinalModelOnly) {
   auto o = classify_options("classify_no_folds");
   o.folds = 0;
-  o.trees = 10;
+  o.boosting.trees = 10;
   auto r = model::train(testing::generic_measurements(30, 5), o);
   EXPECT_TRUE(r.targets[0].folds.empty());
   EXPECT_FALSE(std::filesystem::exists(o.out_dir / "oof_latency.csv"));

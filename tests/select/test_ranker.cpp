@@ -41,7 +41,7 @@ const model::TrainOptions& trained(const std::string& schema) {
   o.schema = schema;
   o.targets = {"tflops", "latency"};
   o.folds = 2;
-  o.trees = 40;
+  o.boosting.trees = 40;
   model::train(kselect::testing::synthetic_measurements(), o);
   return done.emplace(schema, o).first->second;
 }
@@ -91,7 +91,7 @@ TEST(Ranker, EfficiencyModelsRankByPredictedFractionOfTheBest) {
   o.objective = model::Objective::kEfficiency;
   o.targets = {"latency"};  // the order does not depend on the target
   o.folds = 0;
-  o.trees = 40;
+  o.boosting.trees = 40;
   model::train(kselect::testing::synthetic_measurements(), o);
   auto ranker = Ranker::load(o.out_dir, fixed_hardware());
   auto names = candidate_names();
@@ -113,7 +113,7 @@ TEST(Ranker, BlendsAddTheMembersRelativeLogSpeeds) {
   model::TrainOptions eff = quick_options("ranker_blend_efficiency");
   eff.objective = model::Objective::kEfficiency;
   eff.folds = 0;
-  eff.trees = 30;
+  eff.boosting.trees = 30;
   model::train(kselect::testing::synthetic_measurements(), eff);
   const auto& reg = trained("kselect");
   const auto dir = kselect::testing::scratch_dir("ranker_blend");
@@ -184,7 +184,7 @@ TEST(Ranker, BlendsAddTheMembersRelativeLogSpeeds) {
   model::TrainOptions rank = quick_options("ranker_blend_ranking");
   rank.objective = model::Objective::kRanking;
   rank.folds = 0;
-  rank.trees = 5;
+  rank.boosting.trees = 5;
   model::train(kselect::testing::synthetic_measurements(), rank);
   EXPECT_THROW(model::write_blend(dir, {{reg.out_dir, 1.0}, {rank.out_dir, 1.0}}), InputError);
   EXPECT_THROW(model::write_blend(dir, {{reg.out_dir, 1.0}, {eff.out_dir, 0.0}}), InputError);
@@ -236,7 +236,8 @@ TEST(Ranker, PriorModelsAgreeWithXgboostGivenThePriorAsBaseMargin) {
 
 TEST(Ranker, ParallelTreeModelsAgreeWithXgboost) {
   model::TrainOptions o = quick_options("ranker_parallel_trees");
-  o.folds = 0, o.trees = 10, o.parallel_trees = 3;  // 30 trees, averaged by threes
+  o.folds = 0, o.boosting.trees = 10,
+  o.boosting.parallel_trees = 3;  // 30 trees, averaged by threes
   model::train(kselect::testing::synthetic_measurements(), o);
   expect_scores_match_xgboost(o.out_dir, "kselect");
 }
