@@ -36,8 +36,8 @@ const std::filesystem::path& model_dir() {
     model::TrainOptions o;
     o.out_dir = std::filesystem::temp_directory_path() / "kselect_bench_select_model";
     o.folds = 0;
-    o.trees = 500;
-    o.threads = 2;
+    o.boosting.trees = 500;
+    o.boosting.threads = 2;
     std::cerr << "training a 500-tree model on synthetic data...\n";
     model::train(synthetic::random_measurements(candidates(), 200, 11), o);
     return o.out_dir;

@@ -34,19 +34,19 @@ void BM_Train(benchmark::State& state) {
   o.out_dir = std::filesystem::temp_directory_path() / "kselect_bench_train_model";
   o.schema = "ck55";
   o.folds = 0;
-  o.trees = int(env_or("KSELECT_BENCH_TREES", 500));
-  o.threads = int(env_or("KSELECT_BENCH_THREADS", 2));
+  o.boosting.trees = int(env_or("KSELECT_BENCH_TREES", 500));
+  o.boosting.threads = int(env_or("KSELECT_BENCH_THREADS", 2));
   o.progress = true;
   for (auto _ : state) {
     auto start = std::chrono::steady_clock::now();
     model::train(data, o);
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::cerr << "\ntrained " << data.size() << " rows x 55 features, " << o.trees << " trees, "
-              << o.threads << " threads in " << seconds << " s\n";
+    std::cerr << "\ntrained " << data.size() << " rows x 55 features, " << o.boosting.trees
+              << " trees, " << o.boosting.threads << " threads in " << seconds << " s\n";
   }
   state.counters["rows"] = double(data.size());
-  state.counters["trees"] = o.trees;
+  state.counters["trees"] = o.boosting.trees;
 }
 BENCHMARK(BM_Train)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 

@@ -18,6 +18,8 @@ struct EvalArgs {
   eval::EvalJob job;
   bool oof = false, heldout = false, json = false;
   std::string protocol;  // "", strict or transfer
+  // strict: eval::parse_listed_method; the default is ListedOptions' own.
+  std::string method = eval::to_string(eval::ListedOptions{}.method);
   std::string json_file;
   eval::ProtocolJob protocol_job;
 };
@@ -26,8 +28,9 @@ struct EvalArgs {
 int run_protocol(EvalArgs& a) {
   eval::ProtocolJob& job = a.protocol_job;
   job.db = a.job.db, job.protocol = a.protocol, job.dtype = a.job.dtype;
+  if (a.protocol == "strict") job.listed.method = eval::parse_listed_method(a.method);
   job.listed.progress = job.transfer.progress = true;
-  job.transfer.threads = job.listed.threads;
+  job.transfer.boosting.threads = job.listed.boosting.threads;
   eval::ProtocolOutcome out = eval::run_protocol(job);
   if (!a.json_file.empty()) {
     std::ofstream file(a.json_file);
@@ -135,30 +138,29 @@ std::function<int()> setup(CLI::App& app) {
                   "out-of-fold, held-out, strict (listed-only imported data: every solver seen "
                   "in training is a candidate) or transfer (leave one device out)")
       ->check(CLI::IsMember({"out-of-fold", "held-out", "strict", "transfer"}));
-  cmd->add_option("--method", a->protocol_job.listed.method,
-                  "strict: speed, applicability, joint or classify")
+  cmd->add_option("--method", a->method, "strict: speed, applicability, joint or classify")
       ->capture_default_str();
   cmd->add_option("--folds", a->protocol_job.listed.folds, "strict: folds grouped on geometry")
       ->capture_default_str();
-  cmd->add_option("--trees", a->protocol_job.listed.trees, "strict: boosting rounds per model")
+  model::BoostingParams& strict = a->protocol_job.listed.boosting;
+  cmd->add_option("--trees", strict.trees, "strict: boosting rounds per model")
       ->capture_default_str();
-  cmd->add_option("--eta", a->protocol_job.listed.eta, "strict: learning rate")
+  cmd->add_option("--eta", strict.eta, "strict: learning rate")->capture_default_str();
+  cmd->add_option("--max-leaves", strict.max_leaves, "strict: leaves per tree")
       ->capture_default_str();
-  cmd->add_option("--max-leaves", a->protocol_job.listed.max_leaves, "strict: leaves per tree")
-      ->capture_default_str();
-  cmd->add_option("--min-child-weight", a->protocol_job.listed.min_child_weight,
+  cmd->add_option("--min-child-weight", strict.min_child_weight,
                   "strict: smallest hessian sum of a leaf")
       ->capture_default_str();
-  cmd->add_option("--seed", a->protocol_job.listed.seed, "strict: XGBoost seed")
-      ->capture_default_str();
-  cmd->add_option("--transfer-trees", a->protocol_job.transfer.trees, "transfer: boosting rounds")
+  cmd->add_option("--seed", strict.seed, "strict: XGBoost seed")->capture_default_str();
+  cmd->add_option("--transfer-trees", a->protocol_job.transfer.boosting.trees,
+                  "transfer: boosting rounds")
       ->capture_default_str();
   cmd->add_option("--where", a->protocol_job.where,
                   "strict/transfer: only problems with these fields, e.g. dir=F,dtype=fp32");
   cmd->add_option("--top-k", a->protocol_job.transfer.top_k,
                   "transfer: measure the predicted top k on the new device")
       ->capture_default_str();
-  cmd->add_option("--threads", a->protocol_job.listed.threads, "strict/transfer: XGBoost threads")
+  cmd->add_option("--threads", strict.threads, "strict/transfer: XGBoost threads")
       ->capture_default_str();
   cmd->add_option("--json-file", a->json_file, "strict/transfer: also write the JSON report here");
   cmd->add_option("--picks", a->protocol_job.picks_file,

@@ -128,29 +128,33 @@ std::string percent_cell(double fraction, int width) {
 // (classify), or a score (ranking: unitless; blend: the weighted sum of its members' log
 // speeds relative to each member's pick, at most 0).
 void print_table(const std::vector<select::Scored>& ranked, const select::Ranker& ranker) {
-  const std::string& objective = ranker.spec().objective;
-  const bool regression = objective == "regression";
+  using model::Objective;
+  const Objective objective = ranker.spec().objective;
+  const bool regression = objective == Objective::kRegression;
   const bool latency = regression && ranker.has_target("latency");
   const bool tflops = regression && (ranker.has_target("tflops") || !latency);
+  // Ranking scores have no unit; a blend's are its members' summed relative log speeds.
+  const bool score = objective == Objective::kRanking || objective == Objective::kBlend;
   std::printf("%-4s ", "rank");
   if (tflops) std::printf("%-10s ", "tflops");
   if (latency) std::printf("%-11s ", "latency_ms");
-  if (objective == "classify")
+  if (objective == Objective::kClassify)
     std::printf("%-11s ", "probability");
   else if (!regression)
-    std::printf("%-10s ", objective == "efficiency" ? "efficiency" : "score");
+    std::printf("%-10s ", objective == Objective::kEfficiency ? "efficiency" : "score");
   std::printf("kernel\n");
   for (std::size_t i = 0; i < ranked.size(); ++i) {
     const auto& s = ranked[i];
     std::printf("%-4zu ", i + 1);
     if (tflops) std::printf("%-10.4g ", s.tflops);
     if (latency) std::printf("%-11.4g ", s.latency_ms);
-    if (objective == "efficiency") std::printf("%s ", percent_cell(s.efficiency, 10).c_str());
-    if (objective == "classify")  // NaN: the kernel is not a class of the problem's context
+    if (objective == Objective::kEfficiency)
+      std::printf("%s ", percent_cell(s.efficiency, 10).c_str());
+    if (objective == Objective::kClassify)  // NaN: the kernel is not a class of its context
       std::printf("%s ", percent_cell(s.probability, 11).c_str());
-    if ((objective == "ranking" || objective == "blend") && cut(s))
+    if (score && cut(s))
       std::printf("%-10s ", "-");
-    else if (objective == "ranking" || objective == "blend")
+    else if (score)
       std::printf("%-10.4g ", s.score);
     std::printf("%s%s\n", s.kernel.c_str(), cut(s) ? "  (cut)" : "");
   }

@@ -17,6 +17,7 @@ namespace {
 
 struct TrainArgs {
   std::string db, target;  // "" = tflops, or latency for generic data without TFLOPS
+  std::string objective = model::to_string(model::Objective::kRegression);
   std::string time_statistic = "median";
   std::string shortlist = "0.01";  // a fraction, or off
   bool json = false;
@@ -51,6 +52,7 @@ double parse_shortlist(const std::string& text) {
 }
 
 int run(TrainArgs& a) {
+  a.options.objective = model::parse_objective(a.objective);
   if (a.target == "all")
     a.options.targets = model::target_names();
   else if (!a.target.empty())
@@ -106,11 +108,18 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--encoding", o.encoding,
                   "Generic op: category codes ordered by target (default) or alphabetical")
       ->check(CLI::IsMember({"target", "alphabetical"}));
-  cmd->add_option("--objective", o.objective,
+  cmd->add_option("--objective", args->objective,
                   "regression (log1p of the target), ranking (pairwise), efficiency (log of "
                   "the fraction of the problem's best) or classify (per context, which kernel is "
                   "fastest; generic op)")
-      ->check(CLI::IsMember(model::objective_names()))
+      ->check([](const std::string& name) {  // a bad name is a usage error (exit 2), as CLI11's own
+        try {
+          model::parse_objective(name);
+          return std::string();
+        } catch (const InputError& e) {
+          return std::string(e.what());
+        }
+      })
       ->capture_default_str();
   cmd->add_option("--time-statistic", args->time_statistic,
                   "Each kernel's time: the median of its repeats or the fastest (min)")
@@ -119,7 +128,7 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--schema", o.schema, "Feature schema: kselect (default), ck72, ck55");
   cmd->add_option("--folds", o.folds, "Cross-validation folds (grouped by shape)")
       ->capture_default_str();
-  cmd->add_option("--trees", o.trees, "Boosting rounds")->capture_default_str();
+  cmd->add_option("--trees", o.boosting.trees, "Boosting rounds")->capture_default_str();
   cmd->add_option("--final-trees", o.final_trees,
                   "Rounds of the final model (0: the folds' mean best rounds x folds/(folds-1))")
       ->capture_default_str();
@@ -134,15 +143,16 @@ std::function<int()> setup(CLI::App& app) {
                   "Also train an efficiency model of the rows within this fraction of their "
                   "problem's best (0.8 as documented) and write the blend of the two into --out "
                   "(members in <out>/regression and <out>/near)");
-  cmd->add_option("--eta", o.eta, "Learning rate")->capture_default_str();
-  cmd->add_option("--max-leaves", o.max_leaves, "Leaves per tree")->capture_default_str();
-  cmd->add_option("--max-depth", o.max_depth, "Depth per tree")->capture_default_str();
-  cmd->add_option("--min-child-weight", o.min_child_weight, "Least row weight in a leaf")
+  cmd->add_option("--eta", o.boosting.eta, "Learning rate")->capture_default_str();
+  cmd->add_option("--max-leaves", o.boosting.max_leaves, "Leaves per tree")->capture_default_str();
+  cmd->add_option("--max-depth", o.boosting.max_depth, "Depth per tree")->capture_default_str();
+  cmd->add_option("--min-child-weight", o.boosting.min_child_weight, "Least row weight in a leaf")
       ->capture_default_str();
-  cmd->add_option("--subsample", o.subsample, "Rows sampled per tree")->capture_default_str();
-  cmd->add_option("--colsample", o.colsample,
+  cmd->add_option("--subsample", o.boosting.subsample, "Rows sampled per tree")
+      ->capture_default_str();
+  cmd->add_option("--colsample", o.boosting.colsample,
                   "Features sampled per tree (default: 0.5 for gemm, 0.8 for generic)");
-  cmd->add_option("--parallel-trees", o.parallel_trees,
+  cmd->add_option("--parallel-trees", o.boosting.parallel_trees,
                   "Trees averaged per boosting round (bagging inside the model)")
       ->capture_default_str();
   cmd->add_option("--prior", o.prior,
@@ -153,11 +163,11 @@ std::function<int()> setup(CLI::App& app) {
                   "Selection ranks only kernels within this fraction of a training problem's "
                   "best (0.01 = 1%), or off: every candidate")
       ->capture_default_str();
-  cmd->add_option("--seed", o.seed, "XGBoost's random seed (row and feature sampling)")
+  cmd->add_option("--seed", o.boosting.seed, "XGBoost's random seed (row and feature sampling)")
       ->capture_default_str();
   cmd->add_option("--early-stopping", o.early_stopping, "Rounds without improvement per fold")
       ->capture_default_str();
-  cmd->add_option("--threads", o.threads, "Training threads")->capture_default_str();
+  cmd->add_option("--threads", o.boosting.threads, "Training threads")->capture_default_str();
   cmd->add_option("--warm-start", o.warm_start, "Continue boosting this model directory");
   cmd->add_option("--add-trees", o.add_trees, "Rounds a warm start adds");
   cmd->add_flag("--compress", o.compress, "Write model_<target>.json.gz");

@@ -9,13 +9,14 @@
 #include <sstream>
 
 #include "core/csv.h"
+#include "core/enum_names.h"
 #include "core/error.h"
 #include "core/hardware.h"
 #include "core/key_values.h"
 #include "core/progress.h"
 #include "core/stats.h"
-#include "eval/boosting.h"
 #include "eval/text_table.h"
+#include "model/booster_fit.h"
 #include "model/classify.h"
 #include "model/folds.h"
 #include "model/xgboost.h"
@@ -23,6 +24,24 @@
 #include "ops/generic/vocabulary.h"
 
 namespace kselect::eval {
+
+namespace {
+constexpr EnumNames<ListedMethod, 4> kMethodNames(
+    "method", {{
+                  {ListedMethod::kSpeed, "speed"},
+                  {ListedMethod::kApplicability, "applicability"},
+                  {ListedMethod::kJoint, "joint"},
+                  {ListedMethod::kClassify, "classify"},
+              }});
+}  // namespace
+
+std::string to_string(ListedMethod method) {
+  return kMethodNames.name(method);
+}
+
+ListedMethod parse_listed_method(std::string_view name, const std::string& field) {
+  return kMethodNames.parse(name, field);
+}
 
 namespace {
 
@@ -165,14 +184,6 @@ float grade(const Problem& p, const std::string& kernel) {
   return std::isnan(ms) ? 0.0f : float(1 + std::round(10 * p.best_ms / ms));
 }
 
-BoostParams params(const ListedOptions& o, const std::string& objective) {
-  BoostParams p;
-  p.objective = objective;
-  p.trees = o.trees, p.eta = o.eta, p.max_leaves = o.max_leaves, p.max_depth = o.max_depth;
-  p.threads = o.threads, p.seed = o.seed, p.min_child_weight = o.min_child_weight;
-  return p;
-}
-
 // Trains the method's models on `train` problems and returns the pick for each `test` problem.
 class FoldSelector {
  public:
@@ -184,14 +195,14 @@ class FoldSelector {
     for (const Problem* p : train) rows.insert(rows.end(), p->rows.begin(), p->rows.end());
     engine_ = std::make_unique<generic::GenericFeatureEngine>(
         host_hardware(), generic::GenericVocabulary::fit(rows, configs));
-    RowBuilder builder(*engine_);
+    model::RowBuilder builder(*engine_);
     cols_ = builder.cols();
-    if (o.method == "classify") {
+    if (o.method == ListedMethod::kClassify) {
       fit_classifier(train, progress, done);
       return;
     }
-    if (o.method != "joint") {
-      Dataset speed;
+    if (o.method != ListedMethod::kJoint) {
+      model::LabelledRows speed;
       for (const Problem* p : train) {
         std::vector<std::string> kernels;
         for (const auto& l : p->listed) {
@@ -200,21 +211,19 @@ class FoldSelector {
         }
         builder.append(p->text, kernels, speed.x);
       }
-      speed_ = fit_booster(speed, cols_, params(o, "reg:squarederror"), progress, done);
+      speed_ = fit(speed, model::Loss::kSquaredError, progress, done);
     }
-    if (o.method != "speed") {
-      Dataset all;
+    if (o.method != ListedMethod::kSpeed) {
+      const bool joint = o.method == ListedMethod::kJoint;
+      model::LabelledRows all;
       for (const Problem* p : train) {
         auto kernels = candidates_of(engine_->vocabulary(), p->text);
         for (const auto& k : kernels)
-          all.labels.push_back(o.method == "joint" ? grade(*p, k)
-                                                   : float(!std::isnan(p->time_of(k))));
-        if (o.method == "joint") all.groups.push_back(unsigned(kernels.size()));
+          all.labels.push_back(joint ? grade(*p, k) : float(!std::isnan(p->time_of(k))));
+        if (joint) all.groups.push_back(unsigned(kernels.size()));
         builder.append(p->text, kernels, all.x);
       }
-      listed_ = fit_booster(all, cols_,
-                            params(o, o.method == "joint" ? "rank:pairwise" : "binary:logistic"),
-                            progress, done);
+      listed_ = fit(all, joint ? model::Loss::kPairwise : model::Loss::kLogistic, progress, done);
     }
   }
 
@@ -227,17 +236,18 @@ class FoldSelector {
       auto order = engine_->vocabulary().winner_order(p->text, candidates.back());
       baseline_picks.push_back(order.empty() ? "" : order.front());
     }
-    RowBuilder builder(*engine_);
-    if (options_.method == "classify") {
+    model::RowBuilder builder(*engine_);
+    if (options_.method == ListedMethod::kClassify) {
       pick_classes(test, candidates, model_picks);
       return;
     }
     std::vector<float> x;
     for (std::size_t i = 0; i < test.size(); ++i) builder.append(test[i]->text, candidates[i], x);
+    const int threads = options_.boosting.threads;
     std::vector<float> speed =
-        speed_ ? predict_rows(*speed_, x, cols_, options_.threads) : std::vector<float>{};
+        speed_ ? model::predict_rows(*speed_, x, cols_, threads) : std::vector<float>{};
     std::vector<float> listed =
-        listed_ ? predict_rows(*listed_, x, cols_, options_.threads) : std::vector<float>{};
+        listed_ ? model::predict_rows(*listed_, x, cols_, threads) : std::vector<float>{};
     std::size_t row = 0;
     for (std::size_t i = 0; i < test.size(); ++i) {
       const auto& kernels = candidates[i];
@@ -250,11 +260,19 @@ class FoldSelector {
   }
 
  private:
+  // Boosts options_.boosting.trees rounds of `loss`, one progress step each.
+  std::unique_ptr<model::xgb::Booster> fit(const model::LabelledRows& rows, model::Loss loss,
+                                           Progress& progress, long& done) const {
+    const std::string label = model::xgboost_objective(loss);
+    return model::fit_booster(rows, cols_, options_.boosting, loss,
+                              [&] { progress.update(++done, label); });
+  }
+
   // Whether candidate row a is preferred to row b.
   bool better(const std::vector<float>& speed, const std::vector<float>& listed, std::size_t a,
               std::size_t b) const {
-    if (options_.method == "speed") return speed[a] < speed[b];
-    if (options_.method == "joint") return listed[a] > listed[b];
+    if (options_.method == ListedMethod::kSpeed) return speed[a] < speed[b];
+    if (options_.method == ListedMethod::kJoint) return listed[a] > listed[b];
     bool la = listed[a] >= 0.5f, lb = listed[b] >= 0.5f;
     if (la != lb) return la;
     return la ? speed[a] < speed[b] : listed[a] > listed[b];
@@ -267,20 +285,18 @@ class FoldSelector {
         *engine_, model::ProblemFeatures::names_of(*engine_));
     std::vector<model::ClassifyExample> examples;
     for (const Problem* p : train) examples.push_back({p->text, p->listed.front().kernel});
-    const BoostParams boost = params(options_, "multi:softprob");
     model::ClassifierParams classifier;
-    classifier.xgboost = protocol_booster_settings(boost);
-    classifier.threads = boost.threads;
-    classifier.rounds = boost.trees;
-    // Progress advances by each context's share of the rows (its cost), options_.trees in all.
+    classifier.boosting = options_.boosting;
+    // Progress advances by each context's share of the rows (its cost), `trees` in all.
+    const int trees = options_.boosting.trees;
     const long start = done;
     auto advance = [&](double share, const std::string& context) {
-      done = start + long(double(options_.trees) * share);
+      done = start + long(double(trees) * share);
       progress.update(done, "classify " + context);
     };
     classifier_ =
         model::KernelClassifier::fit(examples, *problem_features_, classifier, {}, advance);
-    done = start + options_.trees;
+    done = start + trees;
     progress.update(done, "classify");
   }
 
@@ -311,16 +327,8 @@ class FoldSelector {
 ListedReport evaluate_listed(const std::vector<data::Measurement>& rows,
                              const std::map<std::string, nlohmann::json>& kernel_configs,
                              const ListedOptions& o) {
-  if (o.method != "speed" && o.method != "applicability" && o.method != "joint" &&
-      o.method != "classify")
-    throw InputError(
-        "", 0, "method",
-        "unknown method '" + o.method + "' (expected speed, applicability, joint or classify)");
   if (o.folds < 2) throw InputError("", 0, "folds", "the strict protocol needs at least 2 folds");
-  if (o.trees < 1) throw InputError("", 0, "trees", "must be at least 1");
-  if (!(o.eta > 0 && o.eta <= 1)) throw InputError("", 0, "eta", "must be in (0, 1]");
-  if (o.max_leaves < 2) throw InputError("", 0, "max-leaves", "must be at least 2");
-  if (!(o.min_child_weight >= 0)) throw InputError("", 0, "min-child-weight", "must be at least 0");
+  model::check_boosting(o.boosting);
   auto start = std::chrono::steady_clock::now();
   ListedReport report;
   report.method = o.method;
@@ -345,8 +353,8 @@ ListedReport evaluate_listed(const std::vector<data::Measurement>& rows,
   }
   std::vector<int> fold_of = model::group_k_fold(groups, o.folds);
 
-  int models = o.method == "applicability" ? 2 : 1;
-  Progress progress("eval", long(o.folds) * models * o.trees, std::cerr, o.progress);
+  int models = o.method == ListedMethod::kApplicability ? 2 : 1;
+  Progress progress("eval", long(o.folds) * models * o.boosting.trees, std::cerr, o.progress);
   long done = 0;
   std::vector<Outcome> outcomes, baseline;
   for (int fold = 0; fold < o.folds; ++fold) {
@@ -404,7 +412,7 @@ nlohmann::json ListedReport::to_json() const {
   nlohmann::json j = stats_json(overall);
   j.erase("context");
   j["protocol"] = "strict-listed";
-  j["method"] = method;
+  j["method"] = to_string(method);
   j["tie_band"] = tie_band;
   j["folds"] = folds;
   j["rows"] = rows;
@@ -441,7 +449,7 @@ std::string listed_picks_csv(const ListedReport& r) {
 
 std::string listed_report_text(const ListedReport& r) {
   std::ostringstream out;
-  out << "strict protocol (listed-only data), method " << r.method << ", " << r.folds
+  out << "strict protocol (listed-only data), method " << to_string(r.method) << ", " << r.folds
       << "-fold CV grouped on geometry: " << r.problems << " problems, " << r.rows
       << " listed rows, " << r.kernels << " kernels";
   if (r.skipped_no_time) out << " (" << r.skipped_no_time << " problems without a valid time)";

@@ -23,24 +23,29 @@
 // The baseline is the most frequent winner of the problem's context in the training folds.
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "data/measurement.h"
+#include "model/boosting_params.h"
 
 namespace kselect::eval {
 
+// The selectors above.
+enum class ListedMethod { kSpeed, kApplicability, kJoint, kClassify };
+
+// "speed", "applicability", "joint", "classify".
+std::string to_string(ListedMethod method);
+// The method named `name`; InputError naming `field` and listing the names otherwise.
+ListedMethod parse_listed_method(std::string_view name, const std::string& field = "method");
+
 struct ListedOptions {
   int folds = 5;
-  std::string method = "classify";  // speed, applicability, joint, classify
-  int trees = 100;
-  double eta = 0.15;
-  int max_leaves = 63;
-  int max_depth = 10;
-  double min_child_weight = 5;
-  int threads = 2;
-  int seed = 0;
+  ListedMethod method = ListedMethod::kClassify;
+  // Every model's boosting (both of the applicability method's), `trees` rounds each.
+  model::BoostingParams boosting = model::BoostingParams::strict_protocol();
   bool progress = false;  // progress line with ETA on stderr
   // top1_tie_band counts a listed pick within this relative time of the best as a hit (as
   // kselect eval's top1 does for measured data); top1 is exact.
@@ -68,7 +73,7 @@ struct ListedPick {
 };
 
 struct ListedReport {
-  std::string method;
+  ListedMethod method = ListedMethod::kClassify;
   int folds = 0;
   double tie_band = 0;
   long problems = 0, rows = 0, kernels = 0;
@@ -83,7 +88,7 @@ struct ListedReport {
 
 // Measurements of op "generic" (imported listed-only data), each problem's listed kernels;
 // `kernel_configs` as stored (Store::kernel_configs). Throws InputError for unusable data
-// (no generic rows, fewer geometries than folds, an unknown method).
+// (no generic rows, fewer geometries than folds).
 ListedReport evaluate_listed(const std::vector<data::Measurement>& rows,
                              const std::map<std::string, nlohmann::json>& kernel_configs,
                              const ListedOptions& options);

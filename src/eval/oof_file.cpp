@@ -131,9 +131,9 @@ std::vector<OofRow> read_oof_csv(const std::string& path, const Canonicalizer& c
 }
 
 std::vector<Prediction> to_predictions(const std::vector<OofRow>& rows, const std::string& target,
-                                       const std::string& objective) {
+                                       model::Objective objective) {
   const double sign = model::score_sign(objective, target);
-  const bool regression = objective == "regression";
+  const bool regression = objective == model::Objective::kRegression;
   std::vector<Prediction> out;
   out.reserve(rows.size());
   for (const auto& r : rows)

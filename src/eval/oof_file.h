@@ -12,6 +12,7 @@
 
 #include "data/measurement.h"
 #include "eval/evaluate.h"
+#include "model/objective.h"
 
 namespace kselect::eval {
 
@@ -38,7 +39,7 @@ std::vector<OofRow> read_oof_csv(const std::string& path, const Canonicalizer& c
 // model's is a relevance score and an efficiency model's a predicted efficiency, larger is
 // better for both whatever the target (`objective` as in FeatureSpec).
 std::vector<Prediction> to_predictions(const std::vector<OofRow>& rows, const std::string& target,
-                                       const std::string& objective = "regression");
+                                       model::Objective objective = model::Objective::kRegression);
 
 // A blend's out-of-fold predictions (docs/model-format.md, "Blends") from its members' (each
 // as to_predictions made them, members[i] weighing weights[i]): the (problem, kernel) pairs

@@ -43,7 +43,7 @@ int sweep_threads(const data::Store& store) {
 // <member>/oof_<target>.csv); or <model>/oof_<target>.csv. None without a model or file.
 std::vector<std::string> oof_paths(const EvalJob& job,
                                    const std::optional<model::FeatureSpec>& spec) {
-  const bool blend = spec && spec->objective == "blend";
+  const bool blend = spec && spec->objective == model::Objective::kBlend;
   if (!job.oof_file.empty()) {
     if (blend)
       throw InputError(job.oof_file, 0, "oof-file",
@@ -60,10 +60,10 @@ std::vector<std::string> oof_paths(const EvalJob& job,
 }
 
 // The objective of the model whose out-of-fold file `index` of oof_paths() is.
-std::string oof_objective(const EvalJob& job, const std::optional<model::FeatureSpec>& spec,
-                          std::size_t index) {
-  if (!spec) return "regression";
-  if (spec->objective != "blend") return spec->objective;
+model::Objective oof_objective(const EvalJob& job, const std::optional<model::FeatureSpec>& spec,
+                               std::size_t index) {
+  if (!spec) return model::Objective::kRegression;
+  if (spec->objective != model::Objective::kBlend) return spec->objective;
   return model::FeatureSpec::load(fs::path(job.model_dir) / spec->blend[index].model).objective;
 }
 

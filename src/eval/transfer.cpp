@@ -11,8 +11,10 @@
 #include "core/error.h"
 #include "core/hardware.h"
 #include "core/key_values.h"
-#include "eval/boosting.h"
+#include "core/progress.h"
 #include "eval/text_table.h"
+#include "model/booster_fit.h"
+#include "ops/generic/features.h"
 
 namespace kselect::eval {
 
@@ -73,8 +75,8 @@ void evaluate_device(const ByDevice& data, const std::string& device,
   }
   generic::GenericFeatureEngine engine(host_hardware(),
                                        generic::GenericVocabulary::fit(train_rows, configs));
-  RowBuilder builder(engine);
-  Dataset train;
+  model::RowBuilder builder(engine);
+  model::LabelledRows train;
   for (const auto& [other, problems] : data) {
     if (other == device) continue;
     for (const auto& [text, p] : problems) {
@@ -86,17 +88,17 @@ void evaluate_device(const ByDevice& data, const std::string& device,
       builder.append(text, kernels, train.x);
     }
   }
-  BoostParams params;
-  params.trees = o.trees, params.eta = o.eta, params.max_leaves = o.max_leaves;
-  params.threads = o.threads, params.seed = o.seed;
-  auto booster = fit_booster(train, builder.cols(), params, progress, done);
+  const std::string label = "held out " + device;
+  auto booster = model::fit_booster(train, builder.cols(), o.boosting, model::Loss::kSquaredError,
+                                    [&] { progress.update(++done, label); });
 
   const std::vector<std::string> candidates = engine.vocabulary().kernels();
   r.kernels = long(candidates.size());
   for (const auto& [text, p] : data.at(device)) {
     std::vector<float> x;
     builder.append(text, candidates, x);
-    std::vector<float> predicted = predict_rows(*booster, x, builder.cols(), o.threads);
+    std::vector<float> predicted =
+        model::predict_rows(*booster, x, builder.cols(), o.boosting.threads);
     std::vector<std::size_t> order(candidates.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(),
@@ -145,10 +147,11 @@ TransferReport evaluate_transfer(const std::vector<data::Measurement>& rows,
                                  const std::map<std::string, nlohmann::json>& kernel_configs,
                                  const TransferOptions& o) {
   if (o.top_k < 1) throw InputError("", 0, "top-k", "must be at least 1");
+  model::check_boosting(o.boosting);
   ByDevice data = collect(rows);
   TransferReport report;
   report.top_k = o.top_k;
-  Progress progress("transfer", long(data.size()) * o.trees, std::cerr, o.progress);
+  Progress progress("transfer", long(data.size()) * o.boosting.trees, std::cerr, o.progress);
   long done = 0;
   for (const auto& [device, problems] : data) {
     report.devices.emplace_back();

@@ -16,15 +16,13 @@
 #include <nlohmann/json.hpp>
 
 #include "data/measurement.h"
+#include "model/boosting_params.h"
 
 namespace kselect::eval {
 
 struct TransferOptions {
-  int trees = 300;
-  double eta = 0.1;
-  int max_leaves = 63;
-  int threads = 2;
-  int seed = 0;
+  // The one model per held-out device, `trees` rounds.
+  model::BoostingParams boosting = model::BoostingParams::transfer_protocol();
   int top_k = 10;
   bool progress = false;
 };

@@ -11,9 +11,9 @@ namespace kselect::model {
 
 void check_blend_member(const FeatureSpec& first, const FeatureSpec& member,
                         const std::string& member_dir) {
-  if (member.objective != "regression" && member.objective != "efficiency")
+  if (!predicts_speed(member.objective))
     throw InputError(member_dir, 0, "objective",
-                     "a " + member.objective +
+                     "a " + to_string(member.objective) +
                          " model predicts no speeds: a blend adds those of regression or "
                          "efficiency models");
   if (member.op != first.op || member.dtype != first.dtype)
@@ -28,7 +28,7 @@ void check_blend_member(const FeatureSpec& first, const FeatureSpec& member,
 
 void check_blend_out(const std::filesystem::path& out) {
   const auto spec = out / "feature_spec.json";
-  if (std::filesystem::exists(spec) && FeatureSpec::load(out).objective != "blend")
+  if (std::filesystem::exists(spec) && FeatureSpec::load(out).objective != Objective::kBlend)
     throw InputError(spec.string(), 0, "out",
                      "holds a trained model: write the blend into another directory");
 }
@@ -40,7 +40,7 @@ FeatureSpec write_blend(const std::filesystem::path& out, const std::vector<Blen
   std::vector<FeatureSpec> specs;
   for (const auto& m : members) specs.push_back(FeatureSpec::load(m.model));
   FeatureSpec blend = specs.front();
-  blend.objective = "blend";
+  blend.objective = Objective::kBlend;
   // The union of the members' shortlists; a member without one ranks every candidate, and so
   // does the blend.
   const bool ranks_all = std::any_of(specs.begin(), specs.end(),

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "features/engine.h"
+#include "model/boosting_params.h"
 #include "model/forest.h"
 
 namespace kselect::model::xgb {
@@ -62,11 +63,10 @@ class ProblemFeatures {
 };
 
 struct ClassifierParams {
-  // XGBoost settings (name -> value); the classifier sets objective, num_class and eval_metric.
-  std::map<std::string, std::string> xgboost;
-  int threads = 2;  // for XGBoost's matrices
-  int rounds = 100;
-  // Rounds of particular contexts, overriding `rounds` (a final model boosting what
+  // Every context model's boosting: its XGBoost settings (the loss is multi:softprob), threads
+  // and rounds (`trees`); colsample must be resolved (>= 0).
+  BoostingParams boosting;
+  // Rounds of particular contexts, overriding boosting.trees (a final model boosting what
   // cross-validation chose per context).
   std::map<std::string, int> context_rounds;
   // With validation problems: a context stops boosting after this many rounds without a lower

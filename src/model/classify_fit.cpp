@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/key_values.h"
+#include "model/booster_fit.h"
 #include "model/file_io.h"
 #include "model/xgboost.h"
 
@@ -53,14 +54,14 @@ std::unique_ptr<xgb::Matrix> make_matrix(const Rows& rows, const ProblemFeatures
 void fit_context(KernelClassifier::Context& c, const Rows& train, const Rows& valid,
                  const ProblemFeatures& features, const ClassifierParams& params, int rounds,
                  const std::function<void(int round)>& step) {
-  auto train_m = make_matrix(train, features, params.threads);
+  const int threads = params.boosting.threads;
+  auto train_m = make_matrix(train, features, threads);
   const bool stops = params.early_stopping > 0 && valid.size() > 0;
-  auto valid_m = stops ? make_matrix(valid, features, params.threads) : nullptr;
+  auto valid_m = stops ? make_matrix(valid, features, threads) : nullptr;
   std::vector<const xgb::Matrix*> cache = {train_m.get()};
   if (valid_m) cache.push_back(valid_m.get());
   auto booster = std::make_unique<xgb::Booster>(cache);
-  for (const auto& [name, value] : params.xgboost) booster->set_param(name, value);
-  booster->set_param("objective", "multi:softprob");
+  set_boosting_params(*booster, params.boosting, Loss::kSoftprob);
   booster->set_param("num_class", std::to_string(c.classes.size()));
   if (stops) booster->set_param("eval_metric", "mlogloss");
   int best_round = rounds - 1;
@@ -105,7 +106,7 @@ KernelClassifier KernelClassifier::fit(const std::vector<ClassifyExample>& train
     const double share = double(examples.size()) / total;
     if (c.classes.size() > 1) {
       auto it = params.context_rounds.find(context);
-      const int rounds = it != params.context_rounds.end() ? it->second : params.rounds;
+      const int rounds = it != params.context_rounds.end() ? it->second : params.boosting.trees;
       auto valid = valid_groups.find(context);
       Rows valid_rows =
           valid == valid_groups.end() ? Rows{} : make_rows(valid->second, c.classes, features);

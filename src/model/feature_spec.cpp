@@ -29,34 +29,29 @@ double FeatureSpec::encode(const std::string& target, double value) const {
 }
 
 double FeatureSpec::decode(const std::string& target, double prediction) const {
-  if (objective == "efficiency") return std::exp(prediction);
+  if (objective == Objective::kEfficiency) return std::exp(prediction);
   double v = is_log(target) ? std::expm1(prediction) : prediction;
   return v / scale(target);
-}
-
-const std::vector<std::string>& objective_names() {
-  static const std::vector<std::string> names = {"regression", "ranking", "efficiency", "classify"};
-  return names;
 }
 
 bool higher_is_better(const std::string& target) {
   return target != "latency";
 }
 
-double score_sign(const std::string& objective, const std::string& target) {
-  return objective == "regression" && !higher_is_better(target) ? -1.0 : 1.0;
+double score_sign(Objective objective, const std::string& target) {
+  return objective == Objective::kRegression && !higher_is_better(target) ? -1.0 : 1.0;
 }
 
-double predicted_speed(const std::string& objective, const std::string& target, double decoded) {
-  if (objective == "efficiency") return decoded;
-  if (objective != "regression") return std::nan("");
+double predicted_speed(Objective objective, const std::string& target, double decoded) {
+  if (objective == Objective::kEfficiency) return decoded;
+  if (objective != Objective::kRegression) return std::nan("");
   return higher_is_better(target) ? decoded : 1.0 / decoded;
 }
 
 int required_format_version(const FeatureSpec& spec) {
   if (!spec.blend.empty()) return spec.blend_survivors > 0 ? 5 : 4;
   if (!spec.priors.empty()) return 3;
-  return spec.objective == "classify" ? 2 : 1;
+  return spec.objective == Objective::kClassify ? 2 : 1;
 }
 
 void to_json(nlohmann::json& j, const FeatureSpec& s) {
@@ -71,7 +66,7 @@ void to_json(nlohmann::json& j, const FeatureSpec& s) {
                      {"targets", s.targets},
                      {"log_targets", s.log_targets},
                      {"target_scales", s.target_scales},
-                     {"objective", s.objective},
+                     {"objective", to_string(s.objective)},
                      {"params", s.params}};
   if (!s.engine_state.is_null()) j["engine_state"] = s.engine_state;
   if (!s.data_op.empty()) j["data_op"] = s.data_op;
@@ -97,7 +92,7 @@ void from_json(const nlohmann::json& j, FeatureSpec& s) {
   s.targets = j.at("targets").get<std::vector<std::string>>();
   s.log_targets = j.value("log_targets", std::vector<std::string>{});
   s.target_scales = j.value("target_scales", std::map<std::string, double>{});
-  s.objective = j.value("objective", "regression");
+  s.objective = parse_objective(j.value("objective", to_string(Objective::kRegression)));
   s.params = j.value("params", nlohmann::json::object());
   s.engine_state = j.value("engine_state", nlohmann::json());
   s.data_op = j.value("data_op", "");
@@ -151,6 +146,8 @@ FeatureSpec FeatureSpec::load(const std::filesystem::path& dir) {
     spec = j.get<FeatureSpec>();
   } catch (const nlohmann::json::exception& e) {
     throw StorageError(path.string() + ": malformed feature spec (" + e.what() + ")");
+  } catch (const InputError& e) {
+    throw StorageError(path.string() + ": " + e.what());
   }
   if (spec.format_version > kModelFormatVersion)
     throw StorageError(path.string() + ": model format version " +
@@ -167,10 +164,10 @@ FeatureSpec FeatureSpec::load(const std::filesystem::path& dir) {
   if (!(spec.shortlist_tolerance >= 0 && spec.shortlist_tolerance < 1))
     throw StorageError(path.string() + ": shortlist tolerance " +
                        std::to_string(spec.shortlist_tolerance) + " is not in [0, 1)");
-  if ((spec.objective == "blend") != !spec.blend.empty() ||
+  if ((spec.objective == Objective::kBlend) != !spec.blend.empty() ||
       (!spec.blend.empty() && spec.blend.size() < 2))
     throw StorageError(path.string() + ": a blend lists at least two members under 'blend', " +
-                       "and only a blend does (objective '" + spec.objective + "', " +
+                       "and only a blend does (objective '" + to_string(spec.objective) + "', " +
                        std::to_string(spec.blend.size()) + " members)");
   for (const auto& m : spec.blend)
     if (!(m.weight > 0 && std::isfinite(m.weight)) || m.model.empty())

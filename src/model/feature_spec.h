@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/hardware.h"
+#include "model/objective.h"
 
 namespace kselect::model {
 
@@ -44,12 +45,8 @@ struct FeatureSpec {
   // Unit change before log1p, per target (1 when absent). CPU TFLOPS are mostly < 1, where
   // log1p is nearly linear, so TFLOPS are trained as GFLOPS and latency as microseconds.
   std::map<std::string, double> target_scales;
-  // "regression": log1p(value * scale) of each target; "ranking": pairwise ranking scores (no
-  // unit); "efficiency": log(value / best value of the problem), a kernel's predicted fraction
-  // of the best candidate's speed; "classify": per context, the probability that a kernel is
-  // the problem's fastest (model/classify.h); "blend": the weighted sum of member models'
-  // relative log speeds (`blend`) (docs/model-format.md).
-  std::string objective = "regression";
+  // What the model's outputs mean (model/objective.h); a blend's members are in `blend`.
+  Objective objective = Objective::kRegression;
   nlohmann::json params;  // training parameters
   // The fitted state of an engine that learns its features from the data (the generic op's
   // vocabulary, docs/generic-op.md); null for fixed-schema engines and older models.
@@ -87,22 +84,21 @@ struct FeatureSpec {
   double encode(const std::string& target, double value) const;
   // For the efficiency objective, decode gives the predicted efficiency, exp(prediction).
   double decode(const std::string& target, double prediction) const;
-  // Reads <dir>/feature_spec.json; StorageError when missing or malformed, naming the field.
+  // Reads <dir>/feature_spec.json; StorageError when missing or malformed (an unknown objective
+  // included), naming the field.
   static FeatureSpec load(const std::filesystem::path& dir);
   void save(const std::filesystem::path& dir) const;
 };
 
-// The objectives of FeatureSpec::objective: regression, ranking, efficiency, classify.
-const std::vector<std::string>& objective_names();
 // Whether a larger measured value of `target` is better (tflops, bandwidth; not latency).
 bool higher_is_better(const std::string& target);
 // +1 when a larger model output means a better kernel, -1 when a smaller one does (a regression
 // on latency). Ranking scores and predicted efficiencies are always larger-is-better.
-double score_sign(const std::string& objective, const std::string& target);
+double score_sign(Objective objective, const std::string& target);
 // A decoded prediction as a speed, larger is faster, in a ratio scale (TFLOPS, GB/s, 1/ms or
 // the efficiency fraction), so two kernels' speeds compare as "x% faster"; NaN for ranking and
 // classify models, whose scores have no such scale.
-double predicted_speed(const std::string& objective, const std::string& target, double decoded);
+double predicted_speed(Objective objective, const std::string& target, double decoded);
 
 // The format version a directory with this spec is written with: 3 for a model with a prior
 // (a version-2 reader would predict without it), 2 for a classify model (its models are

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <utility>
 
 #include "core/csv.h"
@@ -20,6 +21,7 @@
 #include "core/text.h"
 #include "features/engine.h"
 #include "features/problem_rows.h"
+#include "model/booster_fit.h"
 #include "model/classify.h"
 #include "model/feature_spec.h"
 #include "model/file_io.h"
@@ -44,21 +46,19 @@ double target_value(const data::Measurement& m, const std::string& target) {
                    "unknown target '" + target + "' (expected tflops, latency or bandwidth)");
 }
 
-std::map<std::string, std::string> training_booster_settings(const TrainOptions& o) {
-  return {{"tree_method", "hist"},
-          {"grow_policy", "lossguide"},
-          {"max_leaves", std::to_string(o.max_leaves)},
-          {"max_depth", std::to_string(o.max_depth)},
-          {"eta", std::to_string(o.eta)},
-          {"subsample", std::to_string(o.subsample)},
-          {"colsample_bytree", std::to_string(o.colsample)},
-          {"lambda", std::to_string(o.lambda)},
-          {"alpha", std::to_string(o.alpha)},
-          {"min_child_weight", std::to_string(o.min_child_weight)},
-          {"seed", std::to_string(o.seed)},
-          {"num_parallel_tree", std::to_string(o.parallel_trees)},
-          {"nthread", std::to_string(o.threads)},
-          {"verbosity", "0"}};
+Loss training_loss(Objective objective) {
+  switch (objective) {
+    case Objective::kRanking:
+      return Loss::kPairwise;
+    case Objective::kClassify:
+      return Loss::kSoftprob;
+    case Objective::kRegression:
+    case Objective::kEfficiency:
+      return Loss::kSquaredError;
+    case Objective::kBlend:
+      break;
+  }
+  throw std::logic_error("model::training_loss: a blend is not trained");
 }
 
 double default_scale(const std::string& target) {
@@ -72,12 +72,12 @@ bool has_usable_target(const data::Measurement& m, const std::string& target) {
 
 int final_rounds(const TrainOptions& o, std::span<const int> fold_rounds) {
   if (o.final_trees > 0) return o.final_trees;
-  if (fold_rounds.empty()) return o.trees;
+  if (fold_rounds.empty()) return o.boosting.trees;
   double mean_best = 0;
   for (int rounds : fold_rounds) mean_best += rounds;
   mean_best /= double(fold_rounds.size());
   const double scale = o.folds > 1 ? double(o.folds) / double(o.folds - 1) : 1.0;
-  return std::clamp(int(std::lround(mean_best * scale)), 1, o.trees);
+  return std::clamp(int(std::lround(mean_best * scale)), 1, o.boosting.trees);
 }
 
 OofCsv::OofCsv(std::string target, bool shortlist)
@@ -196,12 +196,12 @@ std::vector<float> make_labels(const Dataset& d, const std::vector<std::size_t>&
                                const std::string& target, const FeatureSpec& spec) {
   std::vector<float> labels;
   labels.reserve(rows.size());
-  if (spec.objective == "regression") {
+  if (spec.objective == Objective::kRegression) {
     for (auto r : rows)
       labels.push_back(float(spec.encode(target, target_value(*d.rows[r], target))));
     return labels;
   }
-  const bool grades = spec.objective == "ranking";
+  const bool grades = spec.objective == Objective::kRanking;
   for (double e : within_problem_efficiency(d, rows, target))
     labels.push_back(grades ? float(std::round(30.0 * e)) : float(std::log(e)));
   return labels;
@@ -250,7 +250,7 @@ std::vector<bool> training_mask(const Dataset& d, const std::vector<std::size_t>
 // Whether a model of these options carries a shortlist: every objective that orders a rule
 // set's candidates (classify and generic models rank the kernels the model knows already).
 bool uses_shortlist(const TrainOptions& o) {
-  return o.shortlist >= 0 && o.objective != "classify" &&
+  return o.shortlist >= 0 && o.objective != Objective::kClassify &&
          find_operation(o.op).capabilities().kernels_from_rule_sets;
 }
 
@@ -308,7 +308,7 @@ std::unique_ptr<xgb::Matrix> make_matrix(const Dataset& d, const std::vector<std
   std::vector<float> x(rows.size() * d.cols);
   for (std::size_t i = 0; i < rows.size(); ++i)
     std::copy_n(d.x.data() + rows[i] * d.cols, d.cols, x.data() + i * d.cols);
-  auto m = std::make_unique<xgb::Matrix>(x.data(), rows.size(), d.cols, options.threads);
+  auto m = std::make_unique<xgb::Matrix>(x.data(), rows.size(), d.cols, options.boosting.threads);
   m->set_labels(labels);
   m->set_feature_names(names);
   if (prior) {
@@ -317,7 +317,7 @@ std::unique_ptr<xgb::Matrix> make_matrix(const Dataset& d, const std::vector<std
       margins[i] = prior_margin(prior->scale, x[i * d.cols + prior->column]);
     m->set_base_margin(margins);
   }
-  if (options.objective == "ranking") {  // rows are grouped by problem: run lengths
+  if (options.objective == Objective::kRanking) {  // rows are grouped by problem: run lengths
     std::vector<unsigned> sizes;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       if (i == 0 || d.rows[rows[i]]->problem != d.rows[rows[i - 1]]->problem) sizes.push_back(0);
@@ -330,42 +330,34 @@ std::unique_ptr<xgb::Matrix> make_matrix(const Dataset& d, const std::vector<std
   return m;
 }
 
-// XGBoost's objective for train's objective.
-std::string xgboost_objective(const std::string& objective) {
-  if (objective == "ranking") return "rank:pairwise";
-  if (objective == "classify") return "multi:softprob";
-  return "reg:squarederror";
-}
-
 void set_params(xgb::Booster& b, const TrainOptions& o) {
-  bool ranking = o.objective == "ranking";
-  b.set_param("objective", xgboost_objective(o.objective));
-  b.set_param("eval_metric", ranking ? "ndcg@3" : "rmse");
-  for (const auto& [name, value] : training_booster_settings(o)) b.set_param(name, value);
+  b.set_param("eval_metric", o.objective == Objective::kRanking ? "ndcg@3" : "rmse");
+  set_boosting_params(b, o.boosting, training_loss(o.objective));
 }
 
 nlohmann::json params_json(const TrainOptions& o) {
-  return {{"objective", xgboost_objective(o.objective)},
+  const BoostingParams& b = o.boosting;
+  return {{"objective", xgboost_objective(training_loss(o.objective))},
           {"tree_method", "hist"},
           {"grow_policy", "lossguide"},
-          {"max_leaves", o.max_leaves},
-          {"max_depth", o.max_depth},
-          {"eta", o.eta},
-          {"subsample", o.subsample},
-          {"colsample_bytree", o.colsample},
-          {"lambda", o.lambda},
-          {"alpha", o.alpha},
-          {"min_child_weight", o.min_child_weight},
-          {"trees", o.trees},
+          {"max_leaves", b.max_leaves},
+          {"max_depth", b.max_depth},
+          {"eta", b.eta},
+          {"subsample", b.subsample},
+          {"colsample_bytree", b.colsample},
+          {"lambda", b.lambda},
+          {"alpha", b.alpha},
+          {"min_child_weight", b.min_child_weight},
+          {"trees", b.trees},
           {"final_trees", o.final_trees},
           {"near_best_weight", o.near_best_weight},
           {"min_efficiency", o.min_efficiency},
-          {"parallel_trees", o.parallel_trees},
+          {"parallel_trees", b.parallel_trees},
           {"prior", o.prior},
           {"shortlist", o.shortlist},
           {"early_stopping", o.early_stopping},
           {"folds", o.folds},
-          {"seed", o.seed}};
+          {"seed", b.seed}};
 }
 
 // `listed`: per row, whether the shortlist holds its kernel (null: no shortlist). Selection
@@ -382,10 +374,10 @@ FoldResult score_rows(const Dataset& d, const std::vector<std::size_t>& rows,
   }
   // Fit quality in the target's own scale: the value for regression, the efficiency within the
   // problem for the efficiency objective; ranking scores have no scale.
-  if (o.objective == "ranking") {
+  if (o.objective == Objective::kRanking) {
     r.rmse = r.r2 = std::nan("");
   } else {
-    Fit fit = fit_quality(predicted, o.objective == "efficiency"
+    Fit fit = fit_quality(predicted, o.objective == Objective::kEfficiency
                                          ? within_problem_efficiency(d, rows, target)
                                          : measured);
     r.rmse = fit.rmse;
@@ -430,17 +422,18 @@ FoldFit fit_fold(const xgb::Matrix& train, const xgb::Matrix& valid, const Train
                  RoundProgress& progress, const std::string& label) {
   xgb::Booster booster({&train, &valid});
   set_params(booster, o);
-  bool maximize = o.objective == "ranking";
+  bool maximize = o.objective == Objective::kRanking;
   double best = 0;
   int best_round = -1;
-  for (int round = 0; round < o.trees; ++round) {
+  const int trees = o.boosting.trees;
+  for (int round = 0; round < trees; ++round) {
     booster.update(round, train);
     double value = booster.evaluate(round, valid, "valid");
     if (best_round < 0 || (maximize ? value > best : value < best))
       best = value, best_round = round;
-    progress.step(label + " round " + std::to_string(round + 1) + "/" + std::to_string(o.trees));
+    progress.step(label + " round " + std::to_string(round + 1) + "/" + std::to_string(trees));
     if (round - best_round >= o.early_stopping) {
-      progress.skip(o.trees - round - 1);
+      progress.skip(trees - round - 1);
       break;
     }
   }
@@ -582,7 +575,8 @@ void fit_final(const Dataset& d, const std::vector<std::size_t>& rows,
     result.previous_trees = booster.boosted_rounds();
     rounds = o.add_trees;
   } else {
-    progress.skip(std::max(o.trees - rounds, 0));  // the total counted `trees` final rounds
+    progress.skip(
+        std::max(o.boosting.trees - rounds, 0));  // the total counted `trees` final rounds
   }
   set_params(booster, o);
   for (int i = 0; i < rounds; ++i) {
@@ -605,7 +599,7 @@ std::optional<std::size_t> prior_column(const TrainOptions& o,
   std::string feature;
   if (previous) {
     if (const Prior* kept = previous->prior(target)) feature = kept->feature;
-  } else if (o.prior && o.objective == "regression" && target == "tflops") {
+  } else if (o.prior && o.objective == Objective::kRegression && target == "tflops") {
     feature = engine.throughput_prior();
   }
   const auto& names = schema.features;
@@ -633,9 +627,9 @@ void check_warm_start(const FeatureSpec& previous, const features::Schema& schem
   if (previous.op != o.op)
     throw InputError(where, 0, "op", "model is for '" + previous.op + "', not '" + o.op + "'");
   if (previous.objective != o.objective)
-    throw InputError(
-        where, 0, "objective",
-        "model was trained with '" + previous.objective + "', not '" + o.objective + "'");
+    throw InputError(where, 0, "objective",
+                     "model was trained with '" + to_string(previous.objective) + "', not '" +
+                         to_string(o.objective) + "'");
   if (previous.time_statistic != data::to_string(o.time_statistic))
     throw InputError(where, 0, "time_statistic",
                      "model was trained on each kernel's " + previous.time_statistic +
@@ -683,7 +677,7 @@ void write_manifest(const TrainResult& r, const TrainOptions& o, const Dataset& 
       {"unique_shapes", d.unique_shapes},
       {"timestamp", timestamp()},
       {"data_source", o.data_source},
-      {"threads", o.threads}};
+      {"threads", o.boosting.threads}};
   write_json(o.out_dir / "train_manifest.json", manifest);
 }
 
@@ -775,7 +769,7 @@ double default_colsample(const std::string& op) {
 
 TrainResult train(const std::vector<data::Measurement>& measurements, const TrainOptions& given) {
   TrainOptions options = given;
-  if (options.colsample < 0) options.colsample = default_colsample(options.op);
+  if (options.boosting.colsample < 0) options.boosting.colsample = default_colsample(options.op);
   if (options.time_statistic == data::TimeStatistic::kMedian)
     return train_on_times(measurements, options);
   std::vector<data::Measurement> rows = measurements;
@@ -788,33 +782,29 @@ namespace {
 TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
                            const TrainOptions& options) {
   TrainOptions o = options;
-  const auto& objectives = objective_names();
-  if (std::find(objectives.begin(), objectives.end(), o.objective) == objectives.end())
+  if (o.objective == Objective::kBlend)
     throw InputError("", 0, "objective",
-                     "unknown objective '" + o.objective +
-                         "' (expected regression, ranking, efficiency or classify)");
-  if (o.objective == "efficiency" && o.targets.size() > 1)
+                     "a blend is made of trained models (kselect blend, or kselect train "
+                     "--blend-near): train regression, ranking, efficiency or classify");
+  if (o.objective == Objective::kEfficiency && o.targets.size() > 1)
     throw InputError("", 0, "target",
                      "the efficiency objective learns a kernel's fraction of its problem's best, "
                      "which is the same for tflops, latency and bandwidth: give one target");
-  if (o.objective == "classify") check_classify_options(o);
+  if (o.objective == Objective::kClassify) check_classify_options(o);
   if (o.out_dir.empty()) throw InputError("", 0, "out", "no output model directory given");
-  if (o.parallel_trees < 1 || o.parallel_trees > 64)
-    throw InputError("", 0, "parallel-trees", "must be in 1..64");
   if (!(o.near_best_weight >= 0 && o.near_best_weight <= 16))
     throw InputError("", 0, "near-best-weight", "must be in 0..16");
   if (!(o.min_efficiency >= 0 && o.min_efficiency < 1))
     throw InputError("", 0, "min-efficiency",
                      "must be a fraction of the problem's best in [0, 1) (0: every row trains)");
-  if (o.min_efficiency > 0 && o.objective == "classify")
+  if (o.min_efficiency > 0 && o.objective == Objective::kClassify)
     throw InputError("", 0, "min-efficiency",
                      "the classify objective learns each problem's winner from all its rows");
   if (!(o.shortlist < 1))  // also NaN; negative values mean off
     throw InputError("", 0, "shortlist", "must be a fraction below 1 (0.01: within 1%) or off");
-  if (o.trees < 1 || o.final_trees < 0 || o.folds == 1 || o.folds < 0 || o.threads < 1)
-    throw InputError(
-        "", 0, "",
-        "--trees and --threads must be >= 1, --final-trees >= 0, --folds 0 (no CV) or >= 2");
+  check_boosting(o.boosting);
+  if (o.final_trees < 0 || o.folds == 1 || o.folds < 0)
+    throw InputError("", 0, "", "--final-trees must be >= 0, --folds 0 (no CV) or >= 2");
   if (o.data_op.empty()) o.data_op = o.op;
   FeatureSpec previous;
   if (!o.warm_start.empty()) {
@@ -836,7 +826,7 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
   for (const auto& t : o.targets) target_value({}, t);  // validates the names
   // The classifier reads the problem's features alone; refused before the rows are built when
   // the engine has no such columns.
-  const bool classify = o.objective == "classify";
+  const bool classify = o.objective == Objective::kClassify;
   const std::vector<std::string> features =
       classify ? ProblemFeatures::names_of(*engine) : schema.features;
 
@@ -860,7 +850,7 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
   if (!o.warm_start.empty()) {  // labels must be encoded as the continued model's were
     spec.log_targets = previous.log_targets;
     spec.target_scales = previous.target_scales;
-  } else if (o.objective == "regression") {
+  } else if (o.objective == Objective::kRegression) {
     spec.log_targets = o.targets;
     for (const auto& t : o.targets) spec.target_scales[t] = default_scale(t);
   }
@@ -875,7 +865,8 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
       std::filesystem::remove(o.out_dir / ("oof_" + target + ".csv"));
       std::filesystem::remove(o.out_dir / ("cv_metrics_" + target + ".json"));
     }
-  long per_target = cv ? long(o.folds + 1) * o.trees : o.warm_start.empty() ? o.trees : o.add_trees;
+  const long trees = o.boosting.trees;
+  long per_target = cv ? long(o.folds + 1) * trees : o.warm_start.empty() ? trees : o.add_trees;
   RoundProgress progress(o, per_target * long(o.targets.size()));
   TrainResult result;
   result.dir = o.out_dir;
@@ -920,7 +911,7 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
     if (cv)
       write_json(o.out_dir / ("cv_metrics_" + target + ".json"),
                  {{"target", target},
-                  {"objective", o.objective},
+                  {"objective", to_string(o.objective)},
                   {"folds", folds},
                   {"overall", fold_json(tr.overall)}});
     result.targets.push_back(std::move(tr));

@@ -21,7 +21,9 @@
 #include "core/hardware.h"
 #include "data/measurement.h"
 #include "features/engine.h"
+#include "model/boosting_params.h"
 #include "model/feature_spec.h"
+#include "model/objective.h"
 
 namespace kselect::model {
 
@@ -33,20 +35,20 @@ struct TrainOptions {
   // tflops, latency, bandwidth; empty = tflops, except for generic data in which no row has
   // TFLOPS > 0 (imported data often has only times): latency.
   std::vector<std::string> targets;
-  // "regression" (log1p of the target), "ranking" (pairwise, problem = query), "efficiency"
-  // (log of the row's value over its problem's best: only the order within a problem is
-  // learned, not each problem's overall speed) or "classify" (per context, which kernel is a
-  // problem's fastest, from the problem's features alone: model/classify.h; generic op only).
-  std::string objective = "regression";
+  // Any but Objective::kBlend (model/objective.h). Classify reads the problem's features alone,
+  // which only engines that keep them apart have (model/classify.h, ProblemFeatures::names_of).
+  Objective objective = Objective::kRegression;
   // Each row's time (and TFLOPS, bandwidth) before training: the sweep's median or the fastest
   // repeat (data::use_time_statistic); recorded in feature_spec.json for kselect eval.
   data::TimeStatistic time_statistic = data::TimeStatistic::kMedian;
-  int folds = 5;  // 0: no cross-validation (final model only, no OOF file)
-  int trees = 500;
+  // Every XGBoost setting; boosting.trees rounds at most per fold, boosting.colsample < 0: the
+  // op's default_colsample.
+  BoostingParams boosting;
+  int folds = 5;            // 0: no cross-validation (final model only, no OOF file)
   int early_stopping = 50;  // rounds without improvement on the held-out fold
   // Rounds of the final model: 0 = from cross-validation (the folds' mean best round count,
-  // scaled by folds / (folds - 1) for the larger training set, at most `trees`); without
-  // cross-validation `trees`. Fewer trees also make selection faster.
+  // scaled by folds / (folds - 1) for the larger training set, at most boosting.trees);
+  // without cross-validation boosting.trees. Fewer trees also make selection faster.
   int final_trees = 0;
   // Regression rows weigh efficiency^near_best_weight (efficiency within the problem, 0: all
   // rows weigh 1): capacity goes to ordering the fast kernels, which decide the pick, rather
@@ -58,9 +60,6 @@ struct TrainOptions {
   // slow kernels, so it is meant as a member of a blend (kselect blend) with a regression of
   // every row, which rules those out.
   double min_efficiency = 0;
-  // Trees fitted per boosting round on different row/feature samples and averaged (XGBoost's
-  // num_parallel_tree): a bagged ensemble inside one model, less variance from the sampling.
-  int parallel_trees = 1;
   // Regression on tflops starts each row from the feature engine's own throughput estimate
   // (FeatureEngine::throughput_prior; FeatureSpec::Prior) and the trees learn the residual:
   // trees are step functions, and the estimate carries most of the smooth part of the target,
@@ -72,17 +71,6 @@ struct TrainOptions {
   // whether the fold's own shortlist held them. < 0: off. Not for classify or generic models,
   // whose candidates come from the model already.
   double shortlist = 0.01;
-  int threads = 2;
-  int max_leaves = 127;
-  int max_depth = 12;
-  double eta = 0.05;
-  double subsample = 0.8;
-  // Features sampled per tree; < 0: default_colsample(op).
-  double colsample = -1;
-  double lambda = 1.0;
-  double alpha = 0.1;
-  double min_child_weight = 20;
-  int seed = 0;
   bool compress = false;  // write model_<target>.json.gz
   std::filesystem::path out_dir;
   std::filesystem::path warm_start;            // model directory to continue from
@@ -140,10 +128,8 @@ TrainResult train(const std::vector<data::Measurement>& measurements, const Trai
 std::unique_ptr<features::FeatureEngine> training_engine(
     const std::vector<data::Measurement>& measurements, const TrainOptions& options);
 
-// XGBoost settings of `kselect train`'s boosters from the options, shared by every objective
-// (objective and eval_metric apart; eval::protocol_booster_settings is the evaluation
-// protocols' own).
-std::map<std::string, std::string> training_booster_settings(const TrainOptions& options);
+// XGBoost's loss for a trained objective (not kBlend).
+Loss training_loss(Objective objective);
 
 // Whether a row can train or score `target`: its value is finite and > 0. Every objective's
 // rows (and so its folds) are the rows of the dataset for which this holds.

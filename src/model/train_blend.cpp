@@ -19,10 +19,10 @@ void check_near_blend_options(const TrainOptions& o, double min_efficiency) {
     throw InputError("", 0, field,
                      "the near-best member needs a fraction in (0, 1), such as 0.8 (rows at "
                      "least 80% as fast as their problem's best)");
-  if (o.objective != "regression")
-    throw InputError(
-        "", 0, field,
-        "its first member is a regression; --objective " + o.objective + " cannot train it");
+  if (o.objective != Objective::kRegression)
+    throw InputError("", 0, field,
+                     "its first member is a regression; --objective " + to_string(o.objective) +
+                         " cannot train it");
   if (!find_operation(o.op).capabilities().kernels_from_rule_sets)
     throw InputError("", 0, field,
                      o.op + " models cannot join a blend (their kernels are their vocabulary's)");
@@ -60,7 +60,7 @@ NearBlendResult train_near_blend(const std::vector<data::Measurement>& measureme
   regression.out_dir = options.out_dir / "regression.partial";
   TrainOptions near = options;
   near.out_dir = options.out_dir / "near.partial";
-  near.objective = "efficiency";
+  near.objective = Objective::kEfficiency;
   near.targets = {"tflops"};
   near.min_efficiency = min_efficiency;
   NearBlendResult result;

@@ -141,9 +141,7 @@ class ClassifierTraining {
         o_(o),
         progress_(progress),
         problems_(collect_problems(data, target, o.folds)) {
-    params_.xgboost = training_booster_settings(o);
-    params_.threads = o.threads;
-    params_.rounds = o.trees;
+    params_.boosting = o.boosting;
   }
 
   TargetResult run(FeatureSpec& spec) {
@@ -152,7 +150,7 @@ class ClassifierTraining {
     for (const auto& p : problems_) result.rows += p.rows.size();
     if (o_.folds > 0) cross_validate(result);
     KernelClassifier final_model =
-        fit(all_problems(), {}, final_params(), o_.folds * o_.trees, "final model");
+        fit(all_problems(), {}, final_params(), o_.folds * o_.boosting.trees, "final model");
     result.trees = 0;
     for (const auto& ctx : final_model.contexts())
       if (ctx.forest) result.trees += int(ctx.forest->num_trees());
@@ -173,7 +171,7 @@ class ClassifierTraining {
                        long base_rounds, const std::string& label) const {
     return KernelClassifier::fit(examples(train), features_, params, examples(valid),
                                  [&](double share, const std::string& context) {
-                                   progress_(base_rounds + long(share * double(o_.trees)),
+                                   progress_(base_rounds + long(share * double(o_.boosting.trees)),
                                              target_ + " " + label + " " + context);
                                  });
   }
@@ -188,7 +186,7 @@ class ClassifierTraining {
       std::vector<const Problem*> train, valid;
       for (const auto& p : problems_) (p.fold == f ? valid : train).push_back(&p);
       std::string label = "fold " + std::to_string(f + 1) + "/" + std::to_string(o_.folds);
-      KernelClassifier c = fit(train, valid, params, long(f) * o_.trees, label);
+      KernelClassifier c = fit(train, valid, params, long(f) * o_.boosting.trees, label);
       for (const Problem* p : valid) scores[p] = score_rows(c, features_, *p);
       for (const auto& ctx : c.contexts())
         if (ctx.forest) fold_rounds_[ctx.name].push_back(ctx.rounds);
@@ -208,7 +206,7 @@ class ClassifierTraining {
   // no fold modelled.
   ClassifierParams final_params() const {
     ClassifierParams params = params_;
-    params.rounds = final_rounds(o_, {});
+    params.boosting.trees = final_rounds(o_, {});
     for (const auto& [context, rounds] : fold_rounds_)
       params.context_rounds[context] = final_rounds(o_, rounds);
     return params;

@@ -28,7 +28,8 @@ Ranker Ranker::load(const std::filesystem::path& dir, const HardwareProfile& har
                     const std::map<std::string, nlohmann::json>& kernel_configs) {
   Ranker r;
   r.spec_ = model::FeatureSpec::load(dir);
-  if (r.spec_.objective == "blend") return load_blend(std::move(r), dir, hardware, kernel_configs);
+  if (r.spec_.objective == model::Objective::kBlend)
+    return load_blend(std::move(r), dir, hardware, kernel_configs);
   const Operation& op = find_operation(r.spec_.op);
   r.engine_ = op.make_feature_engine(hardware,
                                      op.extend_feature_state(r.spec_.engine_state, kernel_configs));
@@ -36,7 +37,7 @@ Ranker Ranker::load(const std::filesystem::path& dir, const HardwareProfile& har
   r.shortlist_.insert(r.spec_.shortlist.begin(), r.spec_.shortlist.end());
   r.all_columns_.resize(r.engine_->all_features().size());
   std::iota(r.all_columns_.begin(), r.all_columns_.end(), 0);
-  if (r.spec_.objective == "classify") {
+  if (r.spec_.objective == model::Objective::kClassify) {
     // The classifier reads the problem columns the spec lists, in that order: no remapping.
     r.problem_features_ = std::make_unique<model::ProblemFeatures>(*r.engine_, r.spec_.features);
     r.classifier_ = std::make_unique<model::KernelClassifier>(model::KernelClassifier::load(
@@ -230,7 +231,7 @@ std::vector<Scored> Ranker::rank(std::string_view problem, const features::Kerne
   std::vector<float> raw;
   for (std::size_t k = 0; k < models_.size(); ++k) {
     const TargetModel& m = models_[k];
-    if (spec_.objective == "ranking") break;  // ranking scores have no unit
+    if (spec_.objective == model::Objective::kRanking) break;  // ranking scores have no unit
     // Without a cascade the scores are the ordering model's whole margins (signed): reuse them
     // instead of walking its forest a second time.
     const bool reuse = int(k) == primary_ && !cascade_.enabled();
@@ -241,7 +242,7 @@ std::vector<Scored> Ranker::rank(std::string_view problem, const features::Kerne
       double value = spec_.decode(m.target, margin);
       if (int(k) == primary_)
         out[i].speed = model::predicted_speed(spec_.objective, m.target, value);
-      if (spec_.objective == "efficiency") {
+      if (spec_.objective == model::Objective::kEfficiency) {
         out[i].efficiency = value;
         continue;
       }
@@ -327,10 +328,10 @@ void Ranker::blend_scores(std::string_view problem, const features::KernelBlock&
       top = std::max(top, logs[j]);
       if (!detail) continue;
       Scored& d = (*detail)[scored[j]];
-      double& field = r.spec_.objective == "efficiency" ? d.efficiency
-                      : m.target == "tflops"            ? d.tflops
-                      : m.target == "latency"           ? d.latency_ms
-                                                        : d.bandwidth_gb_s;
+      double& field = r.spec_.objective == model::Objective::kEfficiency ? d.efficiency
+                      : m.target == "tflops"                             ? d.tflops
+                      : m.target == "latency"                            ? d.latency_ms
+                                                                         : d.bandwidth_gb_s;
       if (std::isnan(field)) field = value;
     }
     for (std::size_t j = 0; j < scored.size(); ++j)

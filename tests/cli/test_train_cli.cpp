@@ -267,7 +267,7 @@ TEST(TrainCli, BlendNearTrainsBothMembersAndTheBlend) {
   // A retraining that fails (no bf16 rows) leaves the blend and its members as they were.
   const std::string member_model = model::read_file(blend / "regression" / "model_tflops.json");
   EXPECT_EQ(run_cli(train + " --dtype bf16").rc, 3);
-  EXPECT_EQ(model::FeatureSpec::load(blend).objective, "blend");
+  EXPECT_EQ(model::FeatureSpec::load(blend).objective, model::Objective::kBlend);
   EXPECT_EQ(model::read_file(blend / "regression" / "model_tflops.json"), member_model);
   EXPECT_FALSE(std::filesystem::exists(blend / "regression.partial"));
   EXPECT_FALSE(std::filesystem::exists(blend / "near.partial"));

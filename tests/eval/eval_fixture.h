@@ -46,4 +46,20 @@ inline EvalOptions options_with_cores(int cores) {
   return o;
 }
 
+// A problem with kernels A (1 ms, the oracle) and B (1 + regret ms); the model ranks B first
+// when `pick_slow`.
+struct Data {
+  std::vector<data::Measurement> rows;
+  std::vector<Prediction> predictions;
+  void add_pair(const std::string& problem, double regret, bool pick_slow = true) {
+    rows.push_back(row(problem, "A", 1.0));
+    rows.push_back(row(problem, "B", 1.0 + regret));
+    append(predictions, ranking(problem, pick_slow ? std::vector<std::string>{"B", "A"}
+                                                   : std::vector<std::string>{"A", "B"}));
+  }
+  EvalReport run(EvalOptions options = options_with_cores(2)) const {
+    return evaluate(rows, predictions, options);
+  }
+};
+
 }  // namespace kselect::eval::fixture

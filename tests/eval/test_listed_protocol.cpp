@@ -51,7 +51,8 @@ data::Measurement listed(int g, const std::string& kernel, double ms) {
 
 ListedOptions quick(const std::string& method) {
   ListedOptions o;
-  o.method = method, o.trees = 25, o.eta = 0.3, o.threads = 2;
+  o.method = parse_listed_method(method), o.boosting.trees = 25, o.boosting.eta = 0.3,
+  o.boosting.threads = 2;
   return o;
 }
 
@@ -135,12 +136,26 @@ TEST(ListedProtocol, PicksCsvHasEveryProblemAndThreeDimensionalLayoutsGetTheirOw
 
 TEST(ListedProtocol, RejectsUnusableInput) {
   EXPECT_THROW(evaluate_listed({}, {}, quick("joint")), InputError);
-  EXPECT_THROW(evaluate_listed(synthetic_find_db(10), {}, quick("magic")), InputError);
   auto few = synthetic_find_db(2);  // 2 geometries, 5 folds
   EXPECT_THROW(evaluate_listed(few, {}, quick("joint")), InputError);
   ListedOptions one = quick("joint");
   one.folds = 1;
   EXPECT_THROW(evaluate_listed(synthetic_find_db(10), {}, one), InputError);
+}
+
+TEST(ListedProtocol, MethodNamesParseAndPrintBack) {
+  for (ListedMethod method : {ListedMethod::kSpeed, ListedMethod::kApplicability,
+                              ListedMethod::kJoint, ListedMethod::kClassify})
+    EXPECT_EQ(parse_listed_method(to_string(method)), method);
+  EXPECT_EQ(to_string(ListedMethod::kApplicability), "applicability");
+  try {
+    parse_listed_method("magic", "method");
+    FAIL() << "an unknown method parsed";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'magic'"), std::string::npos) << what;
+    EXPECT_NE(what.find("speed, applicability, joint, classify"), std::string::npos) << what;
+  }
 }
 
 }  // namespace

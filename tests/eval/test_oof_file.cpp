@@ -104,11 +104,11 @@ TEST(OofFile, LatencyPredictionsRankLowestFirst) {
   EXPECT_DOUBLE_EQ(latency.score, -2.0);
   EXPECT_DOUBLE_EQ(latency.predicted, 2.0);
   // Ranking scores and predicted efficiencies are larger-is-better whatever the target.
-  for (const char* objective : {"ranking", "efficiency"})
+  for (model::Objective objective : {model::Objective::kRanking, model::Objective::kEfficiency})
     for (const char* target : {"tflops", "latency"}) {
       Prediction p = to_predictions(rows, target, objective)[0];
-      EXPECT_DOUBLE_EQ(p.score, 2.0) << objective << " " << target;
-      EXPECT_TRUE(std::isnan(p.predicted)) << objective << " " << target;
+      EXPECT_DOUBLE_EQ(p.score, 2.0) << to_string(objective) << " " << target;
+      EXPECT_TRUE(std::isnan(p.predicted)) << to_string(objective) << " " << target;
     }
 }
 

@@ -147,7 +147,8 @@ TEST_F(RunEval, ReplicateAddsTheSecondSweepBaselines) {
 TEST_F(RunEval, ABlendIsScoredFromItsMembersOutOfFoldFiles) {
   const auto regression = train_result().dir;
   auto options = kselect::testing::quick_options("run_eval_near");
-  options.folds = 3, options.objective = "efficiency", options.min_efficiency = 0.8;
+  options.folds = 3, options.objective = model::Objective::kEfficiency,
+  options.min_efficiency = 0.8;
   model::train(rows(), options);
   const auto blend = kselect::testing::scratch_dir("run_eval_blend");
   model::write_blend(blend, {{regression, 1}, {options.out_dir, 1}});

@@ -57,7 +57,7 @@ std::map<std::string, nlohmann::json> configs_of(const std::vector<data::Measure
 TEST(Transfer, ModelFromTwoDevicesRanksTheThird) {
   auto rows = three_devices();
   TransferOptions o;
-  o.trees = 60, o.eta = 0.3, o.top_k = 5;
+  o.boosting.trees = 60, o.boosting.eta = 0.3, o.top_k = 5;
   TransferReport r = evaluate_transfer(rows, configs_of(rows), o);
   ASSERT_EQ(r.devices.size(), 3u);
   for (const auto& d : r.devices) {

@@ -32,10 +32,14 @@ std::unique_ptr<features::FeatureEngine> fitted_engine(const std::vector<data::M
 
 ClassifierParams quick_params() {
   ClassifierParams p;
-  p.rounds = 30;
-  p.threads = 1;
-  p.xgboost = {{"tree_method", "hist"},     {"eta", "0.3"},   {"max_depth", "4"},
-               {"min_child_weight", "0.2"}, {"nthread", "1"}, {"verbosity", "0"}};
+  p.boosting.trees = 30;
+  p.boosting.threads = 1;
+  p.boosting.eta = 0.3;
+  p.boosting.max_depth = 4;
+  p.boosting.max_leaves = 0;
+  p.boosting.min_child_weight = 0.2;
+  p.boosting.subsample = 1;
+  p.boosting.colsample = 1;
   return p;
 }
 
@@ -149,7 +153,7 @@ TEST(KernelClassifier, EarlyStoppingKeepsTheBestPrefix) {
   auto engine = fitted_engine(rows);
   ProblemFeatures features(*engine, ProblemFeatures::names_of(*engine));
   ClassifierParams params = quick_params();
-  params.rounds = 200;
+  params.boosting.trees = 200;
   params.early_stopping = 5;
   auto valid = examples(testing::generic_measurements(15, 99));
   auto c = KernelClassifier::fit(examples(rows), features, params, valid);

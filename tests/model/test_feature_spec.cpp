@@ -79,6 +79,18 @@ TEST(FeatureSpec, MissingNewerOrMalformedSpecsAreStorageErrors) {
   statistic.erase("time_statistic");  // written before it was recorded: the median
   write_json(dir / "feature_spec.json", statistic);
   EXPECT_EQ(FeatureSpec::load(dir).time_statistic, "median");
+  nlohmann::json objective = sample_spec();
+  objective["objective"] = "likelihood";
+  write_json(dir / "feature_spec.json", objective);
+  try {
+    FeatureSpec::load(dir);
+    FAIL() << "an unknown objective loaded";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("regression, ranking"), std::string::npos) << e.what();
+  }
+  objective.erase("objective");  // written before objectives were recorded: a regression
+  write_json(dir / "feature_spec.json", objective);
+  EXPECT_EQ(FeatureSpec::load(dir).objective, Objective::kRegression);
 }
 
 // Older kselect versions read format 1: only a classify model, which they would misread,
@@ -87,15 +99,15 @@ TEST(FeatureSpec, MissingNewerOrMalformedSpecsAreStorageErrors) {
 TEST(FeatureSpec, OnlyClassifyModelsNeedFormatTwoPriorsThreeAndBlendsFour) {
   FeatureSpec s = sample_spec();
   EXPECT_EQ(nlohmann::json(s)["format_version"], 1);
-  s.objective = "classify";
+  s.objective = Objective::kClassify;
   EXPECT_EQ(nlohmann::json(s)["format_version"], 2);
   EXPECT_LE(required_format_version(s), kModelFormatVersion);
-  s.objective = "regression";
+  s.objective = Objective::kRegression;
   s.priors["tflops"] = {"tile_m", 1.5};
   EXPECT_EQ(nlohmann::json(s)["format_version"], 3);
   EXPECT_LE(required_format_version(s), kModelFormatVersion);
   // A blend, which they would load as its first member's model files (there are none), 4.
-  s.objective = "blend";
+  s.objective = Objective::kBlend;
   s.blend = {{"../a", 1.0}, {"../b", 2.0}};
   EXPECT_EQ(nlohmann::json(s)["format_version"], 4);
   EXPECT_LE(required_format_version(s), kModelFormatVersion);
@@ -165,12 +177,12 @@ TEST(FeatureSpec, ShortlistRoundTripsWithoutANewFormat) {
 }
 
 TEST(FeatureSpec, ScoreSignIsNegativeOnlyForRegressionOnLatency) {
-  EXPECT_EQ(score_sign("regression", "tflops"), 1.0);
-  EXPECT_EQ(score_sign("regression", "bandwidth"), 1.0);
-  EXPECT_EQ(score_sign("regression", "latency"), -1.0);
-  for (const char* objective : {"ranking", "efficiency"})
+  EXPECT_EQ(score_sign(Objective::kRegression, "tflops"), 1.0);
+  EXPECT_EQ(score_sign(Objective::kRegression, "bandwidth"), 1.0);
+  EXPECT_EQ(score_sign(Objective::kRegression, "latency"), -1.0);
+  for (Objective objective : {Objective::kRanking, Objective::kEfficiency})
     for (const char* target : {"tflops", "latency", "bandwidth"})
-      EXPECT_EQ(score_sign(objective, target), 1.0) << objective << " " << target;
+      EXPECT_EQ(score_sign(objective, target), 1.0) << to_string(objective) << " " << target;
 }
 
 TEST(FeatureMapping, ReorderedAndSubsetListsMapByName) {

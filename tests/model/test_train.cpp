@@ -46,7 +46,7 @@ TEST(Train, LearnsSyntheticDataAndWritesEveryArtifact) {
   // The final model's rounds come from cross-validation: the folds' mean best round count x 5/4.
   double mean_best = 0;
   for (const FoldResult& f : t.folds) mean_best += f.best_trees / 5.0;
-  const int expected_trees = std::min(int(std::lround(mean_best * 1.25)), o.trees);
+  const int expected_trees = std::min(int(std::lround(mean_best * 1.25)), o.boosting.trees);
   EXPECT_EQ(t.trees, expected_trees);
   for (const char* file :
        {"model_tflops.json", "feature_spec.json", "train_manifest.json", "cv_metrics_tflops.json",
@@ -73,7 +73,7 @@ TEST(Train, FinalTreesOverridesTheCrossValidatedRoundCount) {
   o.final_trees = 7;
   EXPECT_EQ(train(synthetic_measurements(), o).targets[0].trees, 7);
   o.folds = 0, o.final_trees = 0;  // no cross-validation: `trees` rounds
-  EXPECT_EQ(train(synthetic_measurements(), o).targets[0].trees, o.trees);
+  EXPECT_EQ(train(synthetic_measurements(), o).targets[0].trees, o.boosting.trees);
   o.final_trees = -1;
   EXPECT_NE(error_of(synthetic_measurements(), o).find("--final-trees"), std::string::npos);
 }
@@ -84,10 +84,10 @@ TEST(Train, ColsampleDefaultsPerOp) {
   EXPECT_EQ(default_colsample("generic"), 0.8);
   TrainOptions o = quick_options("train_colsample");
   o.folds = 0;
-  ASSERT_LT(o.colsample, 0) << "the fixture must leave the default";
+  ASSERT_LT(o.boosting.colsample, 0) << "the fixture must leave the default";
   train(synthetic_measurements(), o);
   EXPECT_EQ(FeatureSpec::load(o.out_dir).params["colsample_bytree"], 0.5);
-  o.colsample = 0.7;
+  o.boosting.colsample = 0.7;
   train(synthetic_measurements(), o);
   EXPECT_EQ(FeatureSpec::load(o.out_dir).params["colsample_bytree"], 0.7);
 }
@@ -95,7 +95,7 @@ TEST(Train, ColsampleDefaultsPerOp) {
 // The rule every objective's final model follows (train_classify per context).
 TEST(Train, FinalRoundsScaleTheFoldsMeanBestRounds) {
   TrainOptions o;
-  o.folds = 3, o.trees = 100;
+  o.folds = 3, o.boosting.trees = 100;
   EXPECT_EQ(final_rounds(o, std::vector<int>{20, 40}), 45);   // 30 x 3/2
   EXPECT_EQ(final_rounds(o, std::vector<int>{90, 90}), 100);  // at most --trees
   EXPECT_EQ(final_rounds(o, std::vector<int>{0}), 1);
@@ -151,7 +151,7 @@ TEST(Train, MinEfficiencyTrainsOnNearBestRowsAndStillScoresEveryRow) {
   ASSERT_LT(near, data.size());
 
   TrainOptions o = quick_options("train_min_efficiency");
-  o.objective = "efficiency", o.folds = 3;
+  o.objective = Objective::kEfficiency, o.folds = 3;
   train(data, o);
   const std::string every_row_model = read_file(o.out_dir / "model_tflops.json");
   o.min_efficiency = 0.8;
@@ -195,7 +195,7 @@ TEST(Train, AllTargetsAndGzipModels) {
   o.targets = target_names();
   o.compress = true;
   o.folds = 3;
-  o.trees = 30;
+  o.boosting.trees = 30;
   TrainResult r = train(data, o);
   ASSERT_EQ(r.targets.size(), 3u);
   for (const auto& t : target_names()) {
@@ -206,32 +206,32 @@ TEST(Train, AllTargetsAndGzipModels) {
 }
 
 // Quick options for an objective other than regression: 3 folds, `trees` rounds.
-TrainOptions objective_options(const std::string& name, const std::string& objective, int trees) {
+TrainOptions objective_options(const std::string& name, Objective objective, int trees) {
   TrainOptions o = quick_options(name);
   o.objective = objective;
   o.folds = 3;
-  o.trees = trees;
+  o.boosting.trees = trees;
   return o;
 }
 
 TEST(Train, RankingObjectiveTrainsOnProblemGroups) {
   auto data = synthetic_measurements();
-  TrainOptions o = objective_options("train_rank", "ranking", 30);
+  TrainOptions o = objective_options("train_rank", Objective::kRanking, 30);
   TrainResult r = train(data, o);
   EXPECT_GT(r.targets[0].overall.mean_efficiency, 0.85);
   EXPECT_TRUE(std::isnan(r.targets[0].overall.r2));
-  EXPECT_EQ(FeatureSpec::load(o.out_dir).objective, "ranking");
+  EXPECT_EQ(FeatureSpec::load(o.out_dir).objective, Objective::kRanking);
 }
 
 TEST(Train, EfficiencyObjectiveLearnsEachKernelsFractionOfItsProblemsBest) {
   auto data = synthetic_measurements();
-  TrainOptions o = objective_options("train_efficiency", "efficiency", 40);
+  TrainOptions o = objective_options("train_efficiency", Objective::kEfficiency, 40);
   TrainResult r = train(data, o);
   const FoldResult& overall = r.targets[0].overall;
   EXPECT_GT(overall.mean_efficiency, 0.85);
   EXPECT_GT(overall.r2, 0.5) << "R2 of the predicted efficiency within the problem";
   auto spec = FeatureSpec::load(o.out_dir);
-  EXPECT_EQ(spec.objective, "efficiency");
+  EXPECT_EQ(spec.objective, Objective::kEfficiency);
   EXPECT_TRUE(spec.log_targets.empty());
   EXPECT_DOUBLE_EQ(spec.decode("tflops", std::log(0.5)), 0.5);
   // Out-of-fold predictions are efficiencies: positive, about 1 at most.
@@ -242,9 +242,10 @@ TEST(Train, EfficiencyObjectiveLearnsEachKernelsFractionOfItsProblemsBest) {
   // Efficiency is the same whatever the target, so more than one is refused.
   o.targets = {"tflops", "latency"};
   EXPECT_NE(error_of(data, o).find("give one target"), std::string::npos);
-  o.objective = "likelihood";
-  EXPECT_NE(error_of(data, o).find("regression, ranking, efficiency or classify"),
-            std::string::npos);
+  // A blend is made of trained models, never trained itself.
+  o.targets = {"tflops"};
+  o.objective = Objective::kBlend;
+  EXPECT_NE(error_of(data, o).find("kselect blend"), std::string::npos);
 }
 
 TEST(Train, WarmStartAddsTreesAndRefusesAnotherFeatureList) {
@@ -252,7 +253,7 @@ TEST(Train, WarmStartAddsTreesAndRefusesAnotherFeatureList) {
   TrainOptions first = quick_options("warm_base");
   first.schema = "ck55";
   first.folds = 3;
-  first.trees = 20;
+  first.boosting.trees = 20;
   train(data, first);
 
   TrainOptions more = quick_options("warm_more");
@@ -306,7 +307,7 @@ TEST(Train, TflopsRegressionStartsFromTheEnginesEstimate) {
   ck55.schema = "ck55";
   TrainOptions efficiency = quick_options("train_prior_efficiency");
   efficiency.folds = 0;
-  efficiency.objective = "efficiency";
+  efficiency.objective = Objective::kEfficiency;
   for (const TrainOptions* none : {&off, &ck55, &efficiency}) {
     train(data, *none);
     EXPECT_TRUE(FeatureSpec::load(none->out_dir).priors.empty()) << none->out_dir;
@@ -330,7 +331,7 @@ TEST(Train, WarmStartKeepsTheContinuedModelsPrior) {
   auto data = synthetic_measurements();
   TrainOptions first = quick_options("warm_prior_base");
   first.folds = 0;
-  first.trees = 15;
+  first.boosting.trees = 15;
   train(data, first);
   const double scale = FeatureSpec::load(first.out_dir).prior("tflops")->scale;
 
@@ -344,7 +345,7 @@ TEST(Train, WarmStartKeepsTheContinuedModelsPrior) {
 
   TrainOptions plain = quick_options("warm_prior_plain");  // a model without one stays so
   plain.folds = 0;
-  plain.trees = 15;
+  plain.boosting.trees = 15;
   plain.prior = false;
   train(data, plain);
   TrainOptions plain_more = quick_options("warm_prior_plain_more");
@@ -411,7 +412,7 @@ TEST(Train, ShortlistHoldsTheKernelsNearSomeTrainingProblemsBest) {
 TEST(Train, WarmStartKeepsTheContinuedModelsShortlist) {
   TrainOptions first = quick_options("warm_shortlist_base");
   first.folds = 0;
-  first.trees = 15;
+  first.boosting.trees = 15;
   first.shortlist = 0;
   train(synthetic_measurements(), first);
   const auto before = FeatureSpec::load(first.out_dir).shortlist;
@@ -437,7 +438,7 @@ TEST(Train, WarmStartRefusesAModelTrainedOnOlderFormulas) {
   auto data = synthetic_measurements();
   TrainOptions first = quick_options("warm_revision_base");  // kselect schema: the estimate
   first.folds = 0;
-  first.trees = 5;
+  first.boosting.trees = 5;
   train(data, first);
   FeatureSpec spec = FeatureSpec::load(first.out_dir);
   ASSERT_EQ(spec.feature_revisions.at("log2_est_cycles"), 2);

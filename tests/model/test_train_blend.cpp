@@ -38,7 +38,7 @@ TEST(TrainNearBlend, WritesBothMembersAndTheirBlendAsTheSeparateCommandsWould) {
   EXPECT_EQ(r.dir, o.out_dir);
 
   const FeatureSpec blend = FeatureSpec::load(o.out_dir);
-  EXPECT_EQ(blend.objective, "blend");
+  EXPECT_EQ(blend.objective, Objective::kBlend);
   ASSERT_EQ(blend.blend.size(), 2u);
   EXPECT_EQ(blend.blend[0].model, "regression");
   EXPECT_EQ(blend.blend[1].model, "near");
@@ -46,9 +46,9 @@ TEST(TrainNearBlend, WritesBothMembersAndTheirBlendAsTheSeparateCommandsWould) {
   EXPECT_EQ(blend.blend[1].weight, 1.0);
   EXPECT_EQ(blend.blend_survivors, kDefaultBlendSurvivors);
   const FeatureSpec near = FeatureSpec::load(o.out_dir / "near");
-  EXPECT_EQ(near.objective, "efficiency");
+  EXPECT_EQ(near.objective, Objective::kEfficiency);
   EXPECT_EQ(near.params["min_efficiency"], 0.8);
-  EXPECT_EQ(FeatureSpec::load(o.out_dir / "regression").objective, "regression");
+  EXPECT_EQ(FeatureSpec::load(o.out_dir / "regression").objective, Objective::kRegression);
   // Both members were cross-validated, so the blend can be scored out of fold.
   for (const char* member : {"regression", "near"})
     EXPECT_EQ(eval::read_oof_csv((o.out_dir / member / "oof_tflops.csv").string()).size(),
@@ -61,7 +61,7 @@ TEST(TrainNearBlend, WritesBothMembersAndTheirBlendAsTheSeparateCommandsWould) {
   EXPECT_EQ(read_file(alone.out_dir / "model_tflops.json"),
             read_file(o.out_dir / "regression" / "model_tflops.json"));
   alone.out_dir = testing::scratch_dir("train_near_blend_near");
-  alone.objective = "efficiency", alone.min_efficiency = 0.8;
+  alone.objective = Objective::kEfficiency, alone.min_efficiency = 0.8;
   train(data, alone);
   EXPECT_EQ(read_file(alone.out_dir / "model_tflops.json"),
             read_file(o.out_dir / "near" / "model_tflops.json"));
@@ -75,7 +75,7 @@ TEST(TrainNearBlend, RefusesOptionsThatCannotMakeTheBlend) {
   for (double bad : {0.0, 1.0, -0.5})
     EXPECT_NE(blend_error(data, o, bad).find("blend-near"), std::string::npos) << bad;
   TrainOptions ranking = o;
-  ranking.objective = "ranking";
+  ranking.objective = Objective::kRanking;
   EXPECT_NE(blend_error(data, ranking, 0.8).find("objective"), std::string::npos);
   TrainOptions warm = o;
   warm.warm_start = "some/model";

@@ -20,11 +20,11 @@ namespace {
 model::TrainOptions classify_options(const std::string& name) {
   auto o = testing::quick_options(name);
   o.op = "generic";
-  o.objective = "classify";
+  o.objective = model::Objective::kClassify;
   o.kernel_configs = testing::generic_configs();
-  o.trees = 40;
-  o.eta = 0.3;
-  o.min_child_weight = 0.2;
+  o.boosting.trees = 40;
+  o.boosting.eta = 0.3;
+  o.boosting.min_child_weight = 0.2;
   o.folds = 3;
   return o;
 }
@@ -68,7 +68,7 @@ TEST_F(TrainClassify, CrossValidatesOnProblemsAndPicksWellOutOfFold) {
   EXPECT_TRUE(std::isnan(t.overall.r2));
   for (const auto& f : t.folds) {
     EXPECT_GT(f.best_trees, 0);
-    EXPECT_LE(f.best_trees, options.trees);
+    EXPECT_LE(f.best_trees, options.boosting.trees);
   }
   std::ifstream in(options.out_dir / "cv_metrics_latency.json");
   auto cv = nlohmann::json::parse(in);
@@ -80,7 +80,7 @@ TEST_F(TrainClassify, CrossValidatesOnProblemsAndPicksWellOutOfFold) {
 
 TEST_F(TrainClassify, WritesTheClassifierIntoTheSpec) {
   auto spec = model::FeatureSpec::load(options.out_dir);
-  EXPECT_EQ(spec.objective, "classify");
+  EXPECT_EQ(spec.objective, model::Objective::kClassify);
   EXPECT_EQ(spec.params["objective"], "multi:softprob");
   for (const auto& f : spec.features) EXPECT_TRUE(f.rfind("p_", 0) == 0 || f.rfind("d_", 0) == 0);
   const auto& contexts = spec.classifier["contexts"];
@@ -151,7 +151,7 @@ TEST_F(TrainClassify, EvalReadsTheOutOfFoldScores) {
 
 TEST(TrainClassifyRefusals, GemmOpWarmStartAndSeveralTargets) {
   auto gemm = testing::quick_options("classify_gemm");
-  gemm.objective = "classify";
+  gemm.objective = model::Objective::kClassify;
   try {
     model::train(testing::synthetic_measurements(), gemm);
     FAIL() << "classify on the gemm op must be refused";
@@ -170,7 +170,7 @@ TEST(TrainClassifyRefusals, GemmOpWarmStartAndSeveralTargets) {
 TEST(TrainClassifyWithoutFolds, TrainsTheFinalModelOnly) {
   auto o = classify_options("classify_no_folds");
   o.folds = 0;
-  o.trees = 10;
+  o.boosting.trees = 10;
   auto r = model::train(testing::generic_measurements(30, 5), o);
   EXPECT_TRUE(r.targets[0].folds.empty());
   EXPECT_FALSE(std::filesystem::exists(o.out_dir / "oof_latency.csv"));

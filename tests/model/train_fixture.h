@@ -32,12 +32,13 @@ inline std::filesystem::path scratch_dir(const std::string& name) {
 inline model::TrainOptions quick_options(const std::string& name) {
   model::TrainOptions o;
   o.out_dir = scratch_dir(name);
-  o.trees = 50;
+  o.boosting.trees = 50;
   o.early_stopping = 10;
-  o.eta = 0.2;
-  o.max_leaves = 31;
-  o.threads = 1;  // OpenMP spinning on a shared 2-core machine costs more than it gains here
-  o.min_child_weight = 3;
+  o.boosting.eta = 0.2;
+  o.boosting.max_leaves = 31;
+  o.boosting.threads =
+      1;  // OpenMP spinning on a shared 2-core machine costs more than it gains here
+  o.boosting.min_child_weight = 3;
   o.hardware = fixed_hardware();
   return o;
 }

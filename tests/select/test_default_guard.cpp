@@ -74,12 +74,13 @@ TEST(DefaultGuard, RefusesRankingsWithoutSpeeds) {
 }
 
 TEST(PredictedSpeed, LargerIsFasterInEveryObjectiveWithAScale) {
-  EXPECT_DOUBLE_EQ(model::predicted_speed("regression", "tflops", 2.0), 2.0);
-  EXPECT_DOUBLE_EQ(model::predicted_speed("regression", "bandwidth", 3.0), 3.0);
-  EXPECT_DOUBLE_EQ(model::predicted_speed("regression", "latency", 4.0), 0.25);  // 1 / ms
-  EXPECT_DOUBLE_EQ(model::predicted_speed("efficiency", "tflops", 0.9), 0.9);
-  EXPECT_TRUE(std::isnan(model::predicted_speed("ranking", "tflops", 3.0)));
-  EXPECT_TRUE(std::isnan(model::predicted_speed("classify", "tflops", 0.7)));
+  EXPECT_DOUBLE_EQ(model::predicted_speed(model::Objective::kRegression, "tflops", 2.0), 2.0);
+  EXPECT_DOUBLE_EQ(model::predicted_speed(model::Objective::kRegression, "bandwidth", 3.0), 3.0);
+  EXPECT_DOUBLE_EQ(model::predicted_speed(model::Objective::kRegression, "latency", 4.0),
+                   0.25);  // 1 / ms
+  EXPECT_DOUBLE_EQ(model::predicted_speed(model::Objective::kEfficiency, "tflops", 0.9), 0.9);
+  EXPECT_TRUE(std::isnan(model::predicted_speed(model::Objective::kRanking, "tflops", 3.0)));
+  EXPECT_TRUE(std::isnan(model::predicted_speed(model::Objective::kClassify, "tflops", 0.7)));
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ const model::TrainOptions& trained(const std::string& schema) {
   o.schema = schema;
   o.targets = {"tflops", "latency"};
   o.folds = 2;
-  o.trees = 40;
+  o.boosting.trees = 40;
   model::train(kselect::testing::synthetic_measurements(), o);
   return done.emplace(schema, o).first->second;
 }
@@ -88,10 +88,10 @@ TEST(Ranker, RanksCandidatesBestFirstWithPredictedUnits) {
 
 TEST(Ranker, EfficiencyModelsRankByPredictedFractionOfTheBest) {
   model::TrainOptions o = quick_options("ranker_efficiency");
-  o.objective = "efficiency";
+  o.objective = model::Objective::kEfficiency;
   o.targets = {"latency"};  // the order does not depend on the target
   o.folds = 0;
-  o.trees = 40;
+  o.boosting.trees = 40;
   model::train(kselect::testing::synthetic_measurements(), o);
   auto ranker = Ranker::load(o.out_dir, fixed_hardware());
   auto names = candidate_names();
@@ -111,14 +111,14 @@ TEST(Ranker, EfficiencyModelsRankByPredictedFractionOfTheBest) {
 // weighted and summed; its speed is exp(score).
 TEST(Ranker, BlendsAddTheMembersRelativeLogSpeeds) {
   model::TrainOptions eff = quick_options("ranker_blend_efficiency");
-  eff.objective = "efficiency";
+  eff.objective = model::Objective::kEfficiency;
   eff.folds = 0;
-  eff.trees = 30;
+  eff.boosting.trees = 30;
   model::train(kselect::testing::synthetic_measurements(), eff);
   const auto& reg = trained("kselect");
   const auto dir = kselect::testing::scratch_dir("ranker_blend");
   const auto spec = model::write_blend(dir, {{reg.out_dir, 1.0}, {eff.out_dir, 3.0}}, 0);
-  EXPECT_EQ(spec.objective, "blend");
+  EXPECT_EQ(spec.objective, model::Objective::kBlend);
   ASSERT_EQ(spec.blend.size(), 2u);
   EXPECT_EQ(model::FeatureSpec::load(dir).blend[1].weight, 3.0);
 
@@ -182,18 +182,18 @@ TEST(Ranker, BlendsAddTheMembersRelativeLogSpeeds) {
   // without the objective.
   EXPECT_THROW(model::write_blend(dir, {{reg.out_dir, 1.0}}), InputError);
   model::TrainOptions rank = quick_options("ranker_blend_ranking");
-  rank.objective = "ranking";
+  rank.objective = model::Objective::kRanking;
   rank.folds = 0;
-  rank.trees = 5;
+  rank.boosting.trees = 5;
   model::train(kselect::testing::synthetic_measurements(), rank);
   EXPECT_THROW(model::write_blend(dir, {{reg.out_dir, 1.0}, {rank.out_dir, 1.0}}), InputError);
   EXPECT_THROW(model::write_blend(dir, {{reg.out_dir, 1.0}, {eff.out_dir, 0.0}}), InputError);
   EXPECT_THROW(model::write_blend(eff.out_dir, {{reg.out_dir, 1.0}, {eff.out_dir, 1.0}}),
                InputError)
       << "a trained model's directory";
-  EXPECT_EQ(model::FeatureSpec::load(eff.out_dir).objective, "efficiency");
+  EXPECT_EQ(model::FeatureSpec::load(eff.out_dir).objective, model::Objective::kEfficiency);
   model::FeatureSpec broken = spec;
-  broken.objective = "regression";
+  broken.objective = model::Objective::kRegression;
   broken.save(dir);
   EXPECT_THROW(model::FeatureSpec::load(dir), StorageError);
 }
@@ -236,7 +236,8 @@ TEST(Ranker, PriorModelsAgreeWithXgboostGivenThePriorAsBaseMargin) {
 
 TEST(Ranker, ParallelTreeModelsAgreeWithXgboost) {
   model::TrainOptions o = quick_options("ranker_parallel_trees");
-  o.folds = 0, o.trees = 10, o.parallel_trees = 3;  // 30 trees, averaged by threes
+  o.folds = 0, o.boosting.trees = 10,
+  o.boosting.parallel_trees = 3;  // 30 trees, averaged by threes
   model::train(kselect::testing::synthetic_measurements(), o);
   expect_scores_match_xgboost(o.out_dir, "kselect");
 }

@@ -21,8 +21,8 @@ model::TrainOptions generic_options(const std::string& name) {
   auto o = testing::quick_options(name);
   o.op = "generic";
   o.kernel_configs = testing::generic_configs();
-  o.trees = 120;
-  o.min_child_weight = 1;
+  o.boosting.trees = 120;
+  o.boosting.min_child_weight = 1;
   return o;
 }
 
@@ -89,7 +89,7 @@ TEST(GenericLearning, WarmStartNeedsTheSameFittedFeatureList) {
   more.warm_start = o.out_dir;
   more.add_trees = 5;
   auto r = model::train(testing::generic_measurements(20, 13), more);
-  EXPECT_EQ(r.targets[0].previous_trees, o.trees);
+  EXPECT_EQ(r.targets[0].previous_trees, o.boosting.trees);
   // Data where variant is constant has no k_variant: refused.
   auto only_a = testing::generic_measurements(20, 14);
   std::erase_if(only_a, [](const data::Measurement& m) { return m.kernel.back() == 'b'; });
@@ -128,7 +128,7 @@ TEST(GenericLearning, GemmDataThroughTheGenericFeatures) {
 TEST(GenericLearning, ModelWithoutEngineStateFailsToLoad) {
   auto o = generic_options("generic_no_state");
   o.folds = 0;
-  o.trees = 5;
+  o.boosting.trees = 5;
   model::train(testing::generic_measurements(10, 15), o);
   auto spec = model::FeatureSpec::load(o.out_dir);
   spec.engine_state = nullptr;
@@ -185,7 +185,7 @@ TEST(GenericLearning, OutOfFoldWinnerBaselineIgnoresTheProblemsOwnFold) {
   testing::write_generic_store(db, rows);
   auto o = generic_options("generic_fold_baseline_model");
   o.folds = 4;
-  o.trees = 5;
+  o.boosting.trees = 5;
   o.kernel_configs = {{"X", {{"tile", 1}}}, {"Y", {{"tile", 2}}}};
   model::train(rows, o);
   auto out = eval::run_eval(eval_job(o, db));
