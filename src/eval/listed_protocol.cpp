@@ -20,8 +20,7 @@
 #include "model/classify.h"
 #include "model/folds.h"
 #include "model/xgboost.h"
-#include "ops/generic/features.h"
-#include "ops/generic/vocabulary.h"
+#include "ops/operation.h"
 
 namespace kselect::eval {
 
@@ -77,7 +76,7 @@ std::string report_context(const std::string& problem) {
 std::vector<Problem> collect(const std::vector<data::Measurement>& rows, long& skipped) {
   std::map<std::string, Problem> by_text;
   for (const auto& m : rows) {
-    if (m.op != "generic") continue;
+    if (m.op != imported_data_operation().name()) continue;
     Problem& p = by_text[m.problem];
     p.text = m.problem;
     if (m.valid && m.median_ms > 0 && std::isfinite(m.median_ms)) {
@@ -101,8 +100,9 @@ std::vector<Problem> collect(const std::vector<data::Measurement>& rows, long& s
   }
   if (out.empty())
     throw InputError("", 0, "op",
-                     "no imported (generic) problem with a valid listed time: import a find-db "
-                     "first (kselect import miopen-fdb)");
+                     "no imported (" + std::string(imported_data_operation().name()) +
+                         ") problem with a valid listed time: import a find-db first (kselect "
+                         "import miopen-fdb)");
   return out;
 }
 
@@ -169,10 +169,10 @@ void summarize_all(const std::vector<Outcome>& outcomes, ListedStats& overall,
   for (const auto& [context, list] : groups) by_context.push_back(summarize(context, list));
 }
 
-std::vector<std::string> candidates_of(const generic::GenericVocabulary& vocabulary,
+std::vector<std::string> candidates_of(const features::FeatureEngine& engine,
                                        const std::string& problem) {
   try {
-    return vocabulary.candidates(problem);
+    return engine.candidates(problem);
   } catch (const InputError&) {
     return {};  // a context never seen in training: no candidate, the pick is a miss
   }
@@ -193,8 +193,7 @@ class FoldSelector {
       : options_(o) {
     std::vector<const data::Measurement*> rows;
     for (const Problem* p : train) rows.insert(rows.end(), p->rows.begin(), p->rows.end());
-    engine_ = std::make_unique<generic::GenericFeatureEngine>(
-        host_hardware(), generic::GenericVocabulary::fit(rows, configs));
+    engine_ = imported_data_operation().fitted_feature_engine(host_hardware(), rows, configs);
     model::RowBuilder builder(*engine_);
     cols_ = builder.cols();
     if (o.method == ListedMethod::kClassify) {
@@ -217,7 +216,7 @@ class FoldSelector {
       const bool joint = o.method == ListedMethod::kJoint;
       model::LabelledRows all;
       for (const Problem* p : train) {
-        auto kernels = candidates_of(engine_->vocabulary(), p->text);
+        auto kernels = candidates_of(*engine_, p->text);
         for (const auto& k : kernels)
           all.labels.push_back(joint ? grade(*p, k) : float(!std::isnan(p->time_of(k))));
         if (joint) all.groups.push_back(unsigned(kernels.size()));
@@ -232,8 +231,8 @@ class FoldSelector {
             std::vector<std::string>& baseline_picks) const {
     std::vector<std::vector<std::string>> candidates;
     for (const Problem* p : test) {
-      candidates.push_back(candidates_of(engine_->vocabulary(), p->text));
-      auto order = engine_->vocabulary().winner_order(p->text, candidates.back());
+      candidates.push_back(candidates_of(*engine_, p->text));
+      auto order = engine_->winner_order(p->text, candidates.back());
       baseline_picks.push_back(order.empty() ? "" : order.front());
     }
     model::RowBuilder builder(*engine_);
@@ -314,7 +313,7 @@ class FoldSelector {
   }
 
   ListedOptions options_;
-  std::unique_ptr<generic::GenericFeatureEngine> engine_;
+  std::unique_ptr<features::FeatureEngine> engine_;
   // After engine_, which it reads: members are destroyed in reverse order.
   std::unique_ptr<model::ProblemFeatures> problem_features_;
   model::KernelClassifier classifier_;
@@ -347,9 +346,9 @@ ListedReport evaluate_listed(const std::vector<data::Measurement>& rows,
   {
     std::vector<const data::Measurement*> all;
     for (const auto& p : problems) all.insert(all.end(), p.rows.begin(), p.rows.end());
-    generic::GenericFeatureEngine keys(host_hardware(),
-                                       generic::GenericVocabulary::fit(all, kernel_configs));
-    for (const auto& p : problems) groups.push_back(keys.group_key(p.text));
+    auto keys =
+        imported_data_operation().fitted_feature_engine(host_hardware(), all, kernel_configs);
+    for (const auto& p : problems) groups.push_back(keys->group_key(p.text));
   }
   std::vector<int> fold_of = model::group_k_fold(groups, o.folds);
 

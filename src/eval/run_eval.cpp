@@ -274,8 +274,8 @@ bool use_out_of_fold(const EvalJob& job, const std::vector<std::string>& paths) 
 EvalOutcome run_eval(const EvalJob& job) {
   auto spec = load_spec(job.model_dir);
   const Operation& op = !job.op.empty() ? find_operation(job.op)
-                        : spec ? find_operation(spec->op)
-                               : default_operation();
+                        : spec          ? find_operation(spec->op)
+                                        : default_operation();
   std::string dtype = !job.dtype.empty()             ? job.dtype
                       : spec && spec->dtype != "any" ? spec->dtype
                                                      : "";

@@ -6,6 +6,7 @@
 #include "core/key_values.h"
 #include "core/text.h"
 #include "data/store.h"
+#include "ops/operation.h"
 
 namespace kselect::eval {
 
@@ -45,7 +46,8 @@ ProtocolOutcome run_protocol(const ProtocolJob& job) {
   data::Store store(job.db, {.read_only = true});
   // The newest row of each pair, as train and eval read: a file imported again under a newer
   // importer revision (or under another name) does not list its kernels twice.
-  auto rows = store.read_measurements({.op = "generic", .dtype = "", .latest_per_pair = true});
+  const std::string op(imported_data_operation().name());
+  auto rows = store.read_measurements({.op = op, .dtype = "", .latest_per_pair = true});
   // --dtype and --where select problems by their field values ("key!=value" excludes).
   auto [wanted, unwanted] = parse_where(job.where);
   if (!job.dtype.empty()) wanted.set("dtype", job.dtype);
@@ -61,11 +63,11 @@ ProtocolOutcome run_protocol(const ProtocolJob& job) {
   if (!job.dtype.empty()) filter += (filter.empty() ? "dtype=" : ",dtype=") + job.dtype;
   if (rows.empty())
     throw InputError(job.db, 0, "op",
-                     "no imported (generic) measurements" +
+                     "no imported (" + op + ") measurements" +
                          (filter.empty() ? std::string() : " with " + filter) +
                          " in the store: the " + job.protocol +
                          " protocol evaluates imported data (kselect import)");
-  const auto configs = store.kernel_configs("generic");
+  const auto configs = store.kernel_configs(op);
   ProtocolOutcome out;
   if (job.protocol == "strict") {
     ListedReport report = evaluate_listed(rows, configs, job.listed);

@@ -14,7 +14,7 @@
 #include "core/progress.h"
 #include "eval/text_table.h"
 #include "model/booster_fit.h"
-#include "ops/generic/features.h"
+#include "ops/operation.h"
 
 namespace kselect::eval {
 
@@ -33,7 +33,7 @@ using ByDevice = std::map<std::string, std::map<std::string, DeviceProblem>>;
 ByDevice collect(const std::vector<data::Measurement>& rows) {
   ByDevice out;
   for (const auto& m : rows) {
-    if (m.op != "generic") continue;
+    if (m.op != imported_data_operation().name()) continue;
     auto device = KeyValues::parse(m.problem).get("device");
     if (!device) continue;
     DeviceProblem& p = out[*device][m.problem];
@@ -73,9 +73,9 @@ void evaluate_device(const ByDevice& data, const std::string& device,
     for (const auto& [text, p] : problems)
       train_rows.insert(train_rows.end(), p.valid.begin(), p.valid.end());
   }
-  generic::GenericFeatureEngine engine(host_hardware(),
-                                       generic::GenericVocabulary::fit(train_rows, configs));
-  model::RowBuilder builder(engine);
+  auto engine =
+      imported_data_operation().fitted_feature_engine(host_hardware(), train_rows, configs);
+  model::RowBuilder builder(*engine);
   model::LabelledRows train;
   for (const auto& [other, problems] : data) {
     if (other == device) continue;
@@ -92,7 +92,7 @@ void evaluate_device(const ByDevice& data, const std::string& device,
   auto booster = model::fit_booster(train, builder.cols(), o.boosting, model::Loss::kSquaredError,
                                     [&] { progress.update(++done, label); });
 
-  const std::vector<std::string> candidates = engine.vocabulary().kernels();
+  const std::vector<std::string> candidates = engine->known_kernels();
   r.kernels = long(candidates.size());
   for (const auto& [text, p] : data.at(device)) {
     std::vector<float> x;

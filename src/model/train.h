@@ -24,14 +24,17 @@
 #include "model/boosting_params.h"
 #include "model/feature_spec.h"
 #include "model/objective.h"
+#include "ops/operation.h"
 
 namespace kselect::model {
 
 struct TrainOptions {
-  std::string op = "gemm";  // the feature engine ("generic" forces generic features on any data)
-  std::string data_op;      // the op of the measurements to train on; "" = op
-  std::string dtype;        // train on this dtype only; "" = every dtype in the data
-  std::string schema;       // feature schema; "" = the engine's default (kselect)
+  // The op whose feature engine the model uses (an op that learns from any op's data can take
+  // another op's measurements, data_op).
+  std::string op = std::string(default_operation().name());
+  std::string data_op;  // the op of the measurements to train on; "" = op
+  std::string dtype;    // train on this dtype only; "" = every dtype in the data
+  std::string schema;   // feature schema; "" = the engine's default (kselect)
   // tflops, latency, bandwidth; empty = tflops, except for generic data in which no row has
   // TFLOPS > 0 (imported data often has only times): latency.
   std::vector<std::string> targets;

@@ -134,6 +134,13 @@ class Operation {
     return state;
   }
 
+  // The feature engine for training on `rows`: the fitted state when the op fits one
+  // (fit_feature_state), then make_feature_engine.
+  std::unique_ptr<features::FeatureEngine> fitted_feature_engine(
+      const HardwareProfile& hardware, std::span<const data::Measurement* const> rows,
+      const std::map<std::string, nlohmann::json>& kernel_configs,
+      const std::string& encoding = "target") const;
+
   // Problems of a named family, for sweeps; InputError when the op has no shape families.
   virtual std::vector<std::string> generate_problems(const ShapeRequest& request) const;
   virtual std::vector<std::string> shape_families() const { return {}; }
