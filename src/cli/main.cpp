@@ -1,5 +1,6 @@
 // kselect: learned kernel selection. Thin command-line layer over libkselect.
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
 #include <map>
 
@@ -10,6 +11,18 @@ namespace kselect::cli {
 std::vector<Verb>& verb_registry() {
   static std::vector<Verb> verbs;
   return verbs;
+}
+}  // namespace kselect::cli
+
+namespace kselect::cli {
+// Every verb's result passes through here: output a verb wrote to stdout that did not reach it
+// (a full disk, a closed descriptor) fails the command, whatever the verb returned.
+int checked_stdout(int rc) {
+  std::cout.flush();
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout.good()) return rc;
+  std::cerr << "kselect: storage error: cannot write standard output (disk full or descriptor "
+               "closed): the output is incomplete\n";
+  return kExitStorage;
 }
 }  // namespace kselect::cli
 
@@ -29,7 +42,8 @@ int main(int argc, char** argv) {
     return rc == 0 ? kExitOk : kExitUsage;
   }
   try {
-    for (auto* sub : app.get_subcommands()) return runners.at(sub->get_name())();
+    for (auto* sub : app.get_subcommands())
+      return cli::checked_stdout(runners.at(sub->get_name())());
   } catch (const InputError& e) {
     std::cerr << "kselect: error: " << e.what() << "\n";
     return kExitInput;

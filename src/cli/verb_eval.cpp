@@ -34,7 +34,7 @@ int run_protocol(EvalArgs& a) {
   eval::ProtocolOutcome out = eval::run_protocol(job);
   if (!a.json_file.empty()) {
     std::ofstream file(a.json_file);
-    if (!(file << out.json.dump(2) << "\n"))
+    if (!(file << out.json.dump(2) << "\n" << std::flush))
       throw StorageError(a.json_file + ": cannot write the report");
   }
   if (a.json)

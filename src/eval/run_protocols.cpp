@@ -75,7 +75,7 @@ ProtocolOutcome run_protocol(const ProtocolJob& job) {
     out.text = listed_report_text(report);
     if (!job.picks_file.empty()) {
       std::ofstream file(job.picks_file);
-      if (!(file << listed_picks_csv(report)))
+      if (!(file << listed_picks_csv(report) << std::flush))
         throw StorageError(job.picks_file + ": cannot write the picks");
     }
   } else {

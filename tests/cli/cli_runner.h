@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,15 @@ inline CliResult run_cli(const std::vector<std::string>& args, bool with_stderr 
   int status = pclose(pipe);
   result.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
+}
+
+// Runs `kselect args...` with stdout written to `stdout_path` (e.g. /dev/full); the exit code.
+inline int run_cli_to(const std::vector<std::string>& args, const std::string& stdout_path) {
+  std::string command = quote(KSELECT_CLI_PATH);
+  for (const auto& a : args) command += " " + quote(a);
+  command += " > " + quote(stdout_path) + " 2>/dev/null";
+  int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 // Starts `kselect args...` in the background with output discarded; returns its pid.
