@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "core/error.h"
 #include "data/measurement.h"
@@ -136,6 +137,43 @@ std::map<std::string, int> revisions_of(const std::vector<std::string>& features
   return out;
 }
 
+namespace {
+// A feature, target or shortlisted kernel listed twice shifts or doubles what a model reads:
+// every list of names in a spec holds each name once.
+void check_unique(const std::vector<std::string>& names, const std::string& field,
+                  const std::string& where) {
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i].empty())
+      throw StorageError(where + ": " + field + "[" + std::to_string(i) + "] is empty");
+    if (!seen.insert(names[i]).second)
+      throw StorageError(where + ": " + field + " lists '" + names[i] + "' twice (again at " +
+                         std::to_string(i) + ")");
+  }
+}
+
+// Each name of `subset` is one of `names`.
+void check_subset(const std::vector<std::string>& subset, const std::string& field,
+                  const std::vector<std::string>& names, const std::string& of,
+                  const std::string& where) {
+  const std::set<std::string> known(names.begin(), names.end());
+  for (const auto& name : subset)
+    if (!known.count(name))
+      throw StorageError(where + ": " + field + " lists '" + name + "', which is not in " + of);
+}
+
+void check_names(const FeatureSpec& spec, const std::string& where) {
+  check_unique(spec.features, "feature_names", where);
+  check_unique(spec.categorical, "categorical_features", where);
+  check_subset(spec.categorical, "categorical_features", spec.features, "feature_names", where);
+  if (predicts_speed(spec.objective) && spec.targets.empty())
+    throw StorageError(where + ": targets is empty");
+  check_unique(spec.targets, "targets", where);
+  check_subset(spec.log_targets, "log_targets", spec.targets, "targets", where);
+  check_unique(spec.shortlist, "shortlist", where);
+}
+}  // namespace
+
 FeatureSpec FeatureSpec::load(const std::filesystem::path& dir) {
   auto path = dir / "feature_spec.json";
   if (!std::filesystem::exists(path))
@@ -149,6 +187,7 @@ FeatureSpec FeatureSpec::load(const std::filesystem::path& dir) {
   } catch (const InputError& e) {
     throw StorageError(path.string() + ": " + e.what());
   }
+  check_names(spec, path.string());
   if (spec.format_version > kModelFormatVersion)
     throw StorageError(path.string() + ": model format version " +
                        std::to_string(spec.format_version) + " is newer than this kselect (" +

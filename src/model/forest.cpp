@@ -49,6 +49,9 @@ Forest Forest::from_xgboost_json(const nlohmann::json& model, const std::string&
     f.base_score_ = std::stof(require(params, "base_score", source).get<std::string>());
     if (params.value("num_target", "1") != "1")
       throw StorageError(source + ": multi-target models are not supported");
+    f.declared_features_ = std::stoi(params.value("num_feature", "0"));
+    if (f.declared_features_ < 0)
+      throw StorageError(source + ": num_feature " + std::to_string(f.declared_features_));
     const int classes = std::stoi(params.value("num_class", "0"));
     f.num_outputs_ = classes > 1 ? std::size_t(classes) : 1;
     if (f.num_outputs_ > 1 ? !softmax_link(f.objective_) : !identity_link(f.objective_))
@@ -60,6 +63,10 @@ Forest Forest::from_xgboost_json(const nlohmann::json& model, const std::string&
     const auto& model_json = require(booster, "model", source);
     for (const auto& tree : require(model_json, "trees", source)) f.append_tree(tree, source);
     f.read_tree_groups(model_json, source);
+    if (f.declared_features_ > 0 && f.num_features_ > f.declared_features_)
+      throw StorageError(source + ": a split reads input " + std::to_string(f.num_features_ - 1) +
+                         " of the " + std::to_string(f.declared_features_) +
+                         " the model declares (num_feature)");
   } catch (const nlohmann::json::exception& e) {
     throw StorageError(source + ": malformed XGBoost model (" + e.what() + ")");
   } catch (const std::logic_error& e) {  // std::stof on a bad base_score

@@ -31,6 +31,9 @@ class Forest {
   std::size_t num_trees() const { return roots_.size(); }
   // Number of input columns the forest reads (one more than the largest split index).
   int num_features() const { return num_features_; }
+  // The input count the model file declares (XGBoost's num_feature); 0 when it declares none.
+  // Every split index is below it.
+  int declared_features() const { return declared_features_; }
   float base_score() const { return base_score_; }
   // Margins per row: 1, or the class count of a multi-class model.
   std::size_t num_outputs() const { return num_outputs_; }
@@ -87,6 +90,7 @@ class Forest {
   int prior_column_ = -1;  // -1: no prior
   double prior_scale_ = 1;
   int num_features_ = 0;
+  int declared_features_ = 0;
   std::string objective_;
 };
 

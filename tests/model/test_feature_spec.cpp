@@ -17,7 +17,7 @@ FeatureSpec sample_spec() {
   s.dtype = "bf16";
   s.hardware = kselect::testing::fixed_hardware();
   s.schema = "ck55";
-  s.features = {"M", "N", "tile_m"};
+  s.features = {"M", "N", "tile_m", "layout"};
   s.categorical = {"layout"};
   s.targets = {"tflops", "latency"};
   s.log_targets = {"tflops"};
@@ -42,6 +42,7 @@ TEST(FeatureSpec, RevisionsRoundTripAndNameTheFeaturesWhoseFormulaMoved) {
   std::filesystem::create_directories(dir);
   FeatureSpec s = sample_spec();
   s.features = {"M", "log2_est_cycles", "est_pack_share"};
+  s.categorical.clear();
   const std::map<std::string, int> engine = {
       {"log2_est_cycles", 2}, {"est_pack_share", 3}, {"unused_feature", 2}};
   s.feature_revisions = revisions_of(s.features, engine);  // what training records
@@ -91,6 +92,33 @@ TEST(FeatureSpec, MissingNewerOrMalformedSpecsAreStorageErrors) {
   objective.erase("objective");  // written before objectives were recorded: a regression
   write_json(dir / "feature_spec.json", objective);
   EXPECT_EQ(FeatureSpec::load(dir).objective, Objective::kRegression);
+}
+
+// Every list of names is checked when a spec loads: a duplicated feature would shift every
+// later column, a categorical feature or log target must be one of the listed ones.
+TEST(FeatureSpec, ListsOfNamesAreCheckedOnLoad) {
+  auto dir = kselect::testing::scratch_dir("spec_names");
+  std::filesystem::create_directories(dir);
+  const nlohmann::json good = sample_spec();
+  auto refused = [&](const char* field, const nlohmann::json& value, const char* says) {
+    nlohmann::json j = good;
+    j[field] = value;
+    write_json(dir / "feature_spec.json", j);
+    try {
+      FeatureSpec::load(dir);
+      ADD_FAILURE() << field << " = " << value << " loaded";
+    } catch (const StorageError& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  refused("feature_names", {"M", "N", "tile_m", "M"}, "feature_names lists 'M' twice");
+  refused("feature_names", {"M", "", "tile_m", "layout"}, "feature_names[1] is empty");
+  refused("categorical_features", {"dtype"}, "'dtype', which is not in feature_names");
+  refused("targets", {"tflops", "tflops"}, "targets lists 'tflops' twice");
+  refused("targets", nlohmann::json::array(), "targets is empty");
+  refused("log_targets", {"bandwidth"}, "'bandwidth', which is not in targets");
+  write_json(dir / "feature_spec.json", good);
+  EXPECT_EQ(FeatureSpec::load(dir).features.size(), 4u);
 }
 
 // Older kselect versions read format 1: only a classify model, which they would misread,

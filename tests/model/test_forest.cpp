@@ -66,6 +66,7 @@ TEST(Forest, MatchesXgboostPredictionsIncludingMissingValues) {
   Forest forest = Forest::from_xgboost_json(nlohmann::json::parse(json), "test");
   EXPECT_EQ(forest.num_trees(), 40u);
   EXPECT_LE(forest.num_features(), int(f.cols));
+  EXPECT_EQ(forest.declared_features(), int(f.cols));
   auto got = forest_predict(forest, f);
   double worst = 0;
   for (size_t i = 0; i < f.rows; ++i)
@@ -173,6 +174,23 @@ TEST(Forest, CorruptModelsAreStorageErrors) {
   EXPECT_THROW(Forest::load(dir / "bad.json.gz"), StorageError);
   EXPECT_THROW(Forest::load(dir / "absent.json"), StorageError);
   std::filesystem::remove_all(dir);
+}
+
+// A model that declares fewer inputs than a split reads is corrupt: it would read past a row.
+TEST(Forest, SplitsBeyondTheDeclaredInputsAreStorageErrors) {
+  Fixture f = make_data(2);
+  std::vector<float> ignored;
+  nlohmann::json model = nlohmann::json::parse(train_model(f, 5, &ignored));
+  Forest forest = Forest::from_xgboost_json(model, "test");
+  model["learner"]["learner_model_param"]["num_feature"] =
+      std::to_string(forest.num_features() - 1);
+  try {
+    Forest::from_xgboost_json(model, "m.json");
+    FAIL() << "a split beyond num_feature loaded";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("m.json: a split reads input"), std::string::npos)
+        << e.what();
+  }
 }
 
 // Three classes from two columns (quadrants, one class wins two of them), with missing values:
