@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -22,6 +23,20 @@
 namespace kselect::bench {
 
 namespace {
+
+// Refuses a problem whose workload would take more memory than the machine can give now (a
+// fixed size limit cannot know the host): allocating it would bring in the kernel's
+// out-of-memory killer, which ends the sweep, or the host. A tenth is left for everything else.
+void check_memory(const Operation& op, const std::string& problem) {
+  const double need = op.workload_bytes(problem), available = available_memory_bytes();
+  if (need <= 0 || available <= 0 || need <= 0.9 * available) return;
+  constexpr double kGiB = 1024.0 * 1024 * 1024;
+  char text[160];
+  std::snprintf(text, sizeof text,
+                "needs %.1f GiB of memory for operands and packing; %.1f GiB are available",
+                need / kGiB, available / kGiB);
+  throw InputError("", 0, "problem", text);
+}
 
 // Rotation's copies of one workload's operands at most: enough for operands of 256 KiB to
 // total twice a 32 MiB L3; smaller ones total less (a threshold that low is a test's).
@@ -402,6 +417,7 @@ std::vector<data::Measurement> measure_problem(const Operation& op, const std::s
   if (s.reverse_kernels) std::reverse(candidates.begin(), candidates.end());
   std::unique_ptr<Workload> workload;
   try {
+    check_memory(op, problem);
     workload = op.make_workload(problem, s.seed);
   } catch (const std::exception& e) {
     for (const Candidate& c : candidates)

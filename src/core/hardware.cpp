@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -103,6 +104,37 @@ std::string HardwareProfile::summary() const {
 const HardwareProfile& host_hardware() {
   static const HardwareProfile profile = detect();
   return profile;
+}
+
+namespace {
+// The first number in `path` (a cgroup file); nullopt for "max", a missing or unreadable file.
+std::optional<double> file_number(const char* path) {
+  std::ifstream in(path);
+  double value = 0;
+  if (!(in >> value)) return std::nullopt;
+  return value;
+}
+}  // namespace
+
+double available_memory_bytes() {
+  double available = 0;
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string key; meminfo >> key;) {
+    double kib = 0;
+    meminfo >> kib;
+    meminfo.ignore(64, '\n');
+    if (key == "MemAvailable:") {
+      available = kib * 1024;
+      break;
+    }
+  }
+  const auto limit = file_number("/sys/fs/cgroup/memory.max");
+  const auto used = file_number("/sys/fs/cgroup/memory.current");
+  if (limit && used) {
+    const double room = std::max(0.0, *limit - *used);
+    available = available > 0 ? std::min(available, room) : room;
+  }
+  return available;
 }
 
 void to_json(nlohmann::json& j, const HardwareProfile& h) {

@@ -26,6 +26,11 @@ struct HardwareProfile {
 // Reads the profile of this machine once (cpuid/proc/sysfs); cheap after the first call.
 const HardwareProfile& host_hardware();
 
+// Bytes of memory the machine can give this process now without swapping: the smaller of
+// /proc/meminfo's MemAvailable and the cgroup's limit less its usage (a container's memory
+// limit). Read on every call, since it changes; 0 when nothing can be read.
+double available_memory_bytes();
+
 void to_json(nlohmann::json& j, const HardwareProfile& h);
 void from_json(const nlohmann::json& j, HardwareProfile& h);
 

@@ -11,7 +11,8 @@ namespace kselect::data {
 
 class Database {
  public:
-  // Opens `path` (read-only or read-write, creating it if allowed) with a busy timeout.
+  // Opens `path` (read-only or read-write, creating it if allowed) with a busy timeout. A
+  // read-only open also works in a directory it cannot write to (see reopen_immutable).
   Database(const std::string& path, bool read_only, bool create, int busy_timeout_ms);
   ~Database();
   Database(const Database&) = delete;
@@ -22,12 +23,21 @@ class Database {
   const std::string& path() const { return path_; }
   long changes() const;
   std::int64_t last_insert_id() const;
+  // How long a transaction waits in all for another writer's lock (Transaction); 0: one
+  // busy timeout only.
+  void set_lock_wait_ms(int ms) { lock_wait_ms_ = ms; }
+  int lock_wait_ms() const { return lock_wait_ms_; }
   // Throws StorageError "<path>: <what>: <sqlite message>"; `rc` picks the wording for locks.
   [[noreturn]] void fail(const std::string& what, int rc) const;
 
  private:
+  void open(const std::string& name, int flags);
+  bool readable();
+  void reopen_immutable(int flags);
+
   sqlite3* db_ = nullptr;
   std::string path_;
+  int lock_wait_ms_ = 0;
 };
 
 class Statement {
@@ -62,7 +72,11 @@ class Statement {
   std::string sql_;
 };
 
-// BEGIN IMMEDIATE ... COMMIT; rolls back when destroyed without commit().
+// BEGIN IMMEDIATE ... COMMIT; rolls back when destroyed without commit(). BEGIN takes the write
+// lock before anything is written, so while another writer holds it BEGIN is tried again, with
+// a message on stderr, until Database::lock_wait_ms() has passed: the caller's work in memory
+// (a sweep's measured problem) waits instead of being lost. A transaction begun inside
+// another is part of it: it begins and commits nothing.
 class Transaction {
  public:
   explicit Transaction(Database& db);

@@ -158,6 +158,7 @@ nlohmann::json problem_fields_json(const std::string& canonical) {
 Store::Store(const std::string& path, StoreOptions options) {
   check_file(path, options.read_only);
   db_ = std::make_unique<Database>(path, options.read_only, true, options.busy_timeout_ms);
+  db_->set_lock_wait_ms(options.lock_wait_ms);
   check_or_create_schema(options.read_only);
   db_->exec("PRAGMA foreign_keys = ON");
 }
@@ -234,6 +235,7 @@ long Store::begin_run(const std::string& op, const nlohmann::json& hardware,
                       const nlohmann::json& settings, const std::string& settings_key,
                       double load_start) {
   const std::string uuid = random_uuid();
+  Transaction txn(*db_);  // waits for another writer as every write does
   Statement insert(*db_,
                    "INSERT INTO runs(uuid, op, started_at, kselect_version, hardware, settings, "
                    "settings_key, load_start) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
@@ -241,6 +243,7 @@ long Store::begin_run(const std::string& op, const nlohmann::json& hardware,
   insert.bind(5, hardware.dump()).bind(6, settings.dump()).bind(7, settings_key);
   insert.bind(8, load_start).run();
   const long run_id = long(db_->last_insert_id());
+  txn.commit();
   // Best effort: without the lock (a read-only directory) the run only cannot be told killed.
   std::string lock_path = run_lock_path(path(), uuid);
   int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -256,7 +259,9 @@ void Store::finish_run(long run_id, double load_end, bool busy, const std::strin
                    "UPDATE runs SET finished_at = ?, load_end = ?, busy = ?, status = ? "
                    "WHERE id = ?");
   update.bind(1, utc_now()).bind(2, load_end).bind(3, int(busy)).bind(4, status).bind(5, run_id);
+  Transaction txn(*db_);
   update.run();
+  txn.commit();
   if (auto lock = run_locks_.find(run_id); lock != run_locks_.end()) {
     std::error_code ignored;  // a lock file left behind is harmless: its lock is free
     std::filesystem::remove(lock->second.path, ignored);
@@ -485,57 +490,97 @@ std::vector<RunInfo> Store::read_runs(bool count_measurements) const {
   return out;
 }
 
-MergeCounts Store::merge_from(const std::vector<std::string>& inputs) {
-  MergeCounts counts;
+namespace {
+// An input opens as a kselect store of this schema and every page of it reads back: a corrupt
+// input is found, and named, before anything of any input is merged.
+void check_merge_input(const std::string& input, const std::string& out) {
   std::error_code ec;
+  if (std::filesystem::equivalent(input, out, ec))
+    throw InputError("", 0, "input", input + " is the output database itself");
+  Store(input, StoreOptions{.read_only = true}).check_integrity();
+}
+}  // namespace
+
+void Store::check_integrity() const {
+  Statement check(*db_, "PRAGMA quick_check");
+  while (check.step())
+    if (check.column_text(0) != "ok")
+      throw StorageError(path() + ": corrupt (" + check.column_text(0) + ")");
+}
+
+MergeCounts Store::merge_from(const std::vector<std::string>& inputs) {
   for (const std::string& input : inputs) {
-    if (std::filesystem::equivalent(input, path(), ec))
-      throw InputError("", 0, "input", input + " is the output database itself");
-    { Store check(input, StoreOptions{.read_only = true}); }  // validates format and version
-    Statement attach(*db_, "ATTACH DATABASE ? AS src");
-    attach.bind(1, input).run();
-    struct Detach {  // also on errors, so the next input can attach as "src"
-      Database& db;
-      ~Detach() { sqlite3_exec(db.handle(), "DETACH DATABASE src", nullptr, nullptr, nullptr); }
-    } detach{*db_};
-    Transaction txn(*db_);
-    db_->exec(
-        "INSERT INTO runs(uuid, op, started_at, finished_at, kselect_version, hardware, settings, "
-        "settings_key, load_start, load_end, busy, status) SELECT uuid, op, started_at, "
-        "finished_at, kselect_version, hardware, settings, settings_key, load_start, load_end, "
-        "busy, status FROM src.runs WHERE true ON CONFLICT(uuid) DO NOTHING");
-    counts.runs_added += db_->changes();
-    db_->exec(
-        "INSERT INTO problems(op, canonical, fields) SELECT op, canonical, fields FROM "
-        "src.problems WHERE true ON CONFLICT(op, canonical) DO NOTHING");
-    db_->exec(
-        "INSERT INTO kernels(op, name, config) SELECT op, name, config FROM src.kernels "
-        "WHERE true ON CONFLICT(op, name) DO NOTHING");
-    Statement read(*db_, "SELECT COUNT(*) FROM src.measurements");
-    read.step();
-    long in_input = long(read.column_int(0));
-    read.reset();
-    db_->exec(
-        "INSERT INTO measurements(run_id, problem_id, kernel_id, settings_key, valid, reason, "
-        "median_ms, min_ms, mean_ms, stddev_ms, ci_low_ms, ci_high_ms, tflops, bandwidth_gb_s, "
-        "repeats, verified, load1, other_cpu, measured_at) "
-        "SELECT r.id, p.id, k.id, m.settings_key, m.valid, m.reason, m.median_ms, m.min_ms, "
-        "m.mean_ms, m.stddev_ms, m.ci_low_ms, m.ci_high_ms, m.tflops, m.bandwidth_gb_s, "
-        "m.repeats, m.verified, m.load1, m.other_cpu, m.measured_at FROM src.measurements m "
-        "JOIN src.runs sr ON sr.id = m.run_id JOIN main.runs r ON r.uuid = sr.uuid "
-        "JOIN src.problems sp ON sp.id = m.problem_id "
-        "JOIN main.problems p ON p.op = sp.op AND p.canonical = sp.canonical "
-        "JOIN src.kernels sk ON sk.id = m.kernel_id "
-        "JOIN main.kernels k ON k.op = sk.op AND k.name = sk.name WHERE true ORDER BY m.id "
-        "ON CONFLICT(problem_id, kernel_id, settings_key) DO NOTHING");
-    long added = db_->changes();
-    txn.commit();
-    counts.inputs += 1;
-    counts.measurements_read += in_input;
-    counts.measurements_added += added;
-    counts.duplicates += in_input - added;
+    try {
+      check_merge_input(input, path());
+    } catch (const StorageError& e) {
+      const std::string what = e.what();
+      throw StorageError(what.find("nothing was merged") != std::string::npos
+                             ? what
+                             : what + "; nothing was merged");
+    }
+  }
+  MergeCounts counts;
+  std::vector<std::string> merged;
+  for (const std::string& input : inputs) {
+    try {
+      merge_one(input, counts);
+    } catch (const StorageError& e) {
+      // SQLite names the output for errors in an attached input: name the input.
+      std::string done;
+      for (const auto& m : merged) done += (done.empty() ? "" : ", ") + m;
+      throw StorageError(
+          input + ": merge failed (" + e.what() + "); " +
+          (merged.empty() ? "nothing was merged" : "merged before it, and kept: " + done));
+    }
+    merged.push_back(input);
   }
   return counts;
+}
+
+void Store::merge_one(const std::string& input, MergeCounts& counts) {
+  Statement attach(*db_, "ATTACH DATABASE ? AS src");
+  attach.bind(1, input).run();
+  struct Detach {  // also on errors, so the next input can attach as "src"
+    Database& db;
+    ~Detach() { sqlite3_exec(db.handle(), "DETACH DATABASE src", nullptr, nullptr, nullptr); }
+  } detach{*db_};
+  Transaction txn(*db_);
+  db_->exec(
+      "INSERT INTO runs(uuid, op, started_at, finished_at, kselect_version, hardware, settings, "
+      "settings_key, load_start, load_end, busy, status) SELECT uuid, op, started_at, "
+      "finished_at, kselect_version, hardware, settings, settings_key, load_start, load_end, "
+      "busy, status FROM src.runs WHERE true ON CONFLICT(uuid) DO NOTHING");
+  const long runs_added = db_->changes();
+  db_->exec(
+      "INSERT INTO problems(op, canonical, fields) SELECT op, canonical, fields FROM "
+      "src.problems WHERE true ON CONFLICT(op, canonical) DO NOTHING");
+  db_->exec(
+      "INSERT INTO kernels(op, name, config) SELECT op, name, config FROM src.kernels "
+      "WHERE true ON CONFLICT(op, name) DO NOTHING");
+  Statement read(*db_, "SELECT COUNT(*) FROM src.measurements");
+  read.step();
+  const long in_input = long(read.column_int(0));
+  read.reset();
+  db_->exec(
+      "INSERT INTO measurements(run_id, problem_id, kernel_id, settings_key, valid, reason, "
+      "median_ms, min_ms, mean_ms, stddev_ms, ci_low_ms, ci_high_ms, tflops, bandwidth_gb_s, "
+      "repeats, verified, load1, other_cpu, measured_at) "
+      "SELECT r.id, p.id, k.id, m.settings_key, m.valid, m.reason, m.median_ms, m.min_ms, "
+      "m.mean_ms, m.stddev_ms, m.ci_low_ms, m.ci_high_ms, m.tflops, m.bandwidth_gb_s, "
+      "m.repeats, m.verified, m.load1, m.other_cpu, m.measured_at FROM src.measurements m "
+      "JOIN src.runs sr ON sr.id = m.run_id JOIN main.runs r ON r.uuid = sr.uuid "
+      "JOIN src.problems sp ON sp.id = m.problem_id "
+      "JOIN main.problems p ON p.op = sp.op AND p.canonical = sp.canonical "
+      "JOIN src.kernels sk ON sk.id = m.kernel_id "
+      "JOIN main.kernels k ON k.op = sk.op AND k.name = sk.name WHERE true ORDER BY m.id "
+      "ON CONFLICT(problem_id, kernel_id, settings_key) DO NOTHING");
+  const long added = db_->changes();
+  txn.commit();
+  counts.inputs += 1;
+  counts.runs_added += runs_added;
+  counts.measurements_read += in_input;
+  counts.measurements_added += added;
+  counts.duplicates += in_input - added;
 }
 
 }  // namespace kselect::data

@@ -21,7 +21,10 @@ class Database;
 
 struct StoreOptions {
   bool read_only = false;      // never creates or writes; the file must exist
-  int busy_timeout_ms = 5000;  // how long to wait for another writer before failing
+  int busy_timeout_ms = 5000;  // how long one read or write waits for another writer's lock
+  // How long a write (a sweep's problem, an import, a merge) waits in all for another writer,
+  // retrying with a message, before failing; what it was about to write is kept meanwhile.
+  int lock_wait_ms = 300000;
 };
 
 struct RunInfo {
@@ -130,14 +133,19 @@ class Store {
   // Kernel name -> configuration JSON (its parameters) for every kernel of `op`.
   std::map<std::string, nlohmann::json> kernel_configs(const std::string& op) const;
 
+  // Reads every page (SQLite's quick_check); StorageError naming the file if one is corrupt.
+  void check_integrity() const;
   // Adds every run, problem, kernel and measurement of the stores at `inputs`; measurements
   // whose (problem, kernel, settings key) is already present and runs already present (same
-  // uuid) are skipped, so merging is idempotent.
+  // uuid) are skipped, so merging is idempotent. Every input is checked whole first (format,
+  // schema, every page): a bad one is named and nothing is merged. Each input then merges in
+  // one transaction; should one still fail, the error names it and the inputs merged before.
   MergeCounts merge_from(const std::vector<std::string>& inputs);
 
  private:
   void check_or_create_schema(bool read_only);
   void create_schema();
+  void merge_one(const std::string& input, MergeCounts& counts);
   long problem_id(const std::string& op, const std::string& problem);
   long kernel_id(const std::string& op, const std::string& kernel, const KernelConfigFn& config);
   std::vector<RunInfo> read_runs(bool count_measurements) const;

@@ -153,6 +153,13 @@ class Operation {
     return {};
   }
 
+  // Host memory a workload of `problem` and the kernels bound to it need at most (operands,
+  // reference values, packing and partial sums), so a sweep can refuse a problem the machine
+  // cannot hold before allocating it. 0: the op does not know.
+  virtual double workload_bytes(std::string_view problem) const {
+    (void)problem;
+    return 0;
+  }
   virtual std::unique_ptr<Workload> make_workload(std::string_view problem,
                                                   unsigned seed) const = 0;
   // Binds a supported kernel to a workload; throws InputError if it does not support it.

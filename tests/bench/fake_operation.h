@@ -67,6 +67,11 @@ class FakeOperation : public Operation {
     if (kernel == "big_only" && size < 10) return "size below 10";
     return "";
   }
+  // Bytes per unit of `size` a workload claims to need (0: unknown, no memory check).
+  double bytes_per_size = 0;
+  double workload_bytes(std::string_view problem) const override {
+    return bytes_per_size * double(KeyValues::parse(problem).require_int("size"));
+  }
   std::unique_ptr<Workload> make_workload(std::string_view problem, unsigned) const override {
     return std::make_unique<FakeWorkload>(std::string(problem),
                                           long(KeyValues::parse(problem).require_int("size")));

@@ -55,6 +55,22 @@ TEST(Sweep, MeasuresInterleavedAndRecordsEveryFailure) {
   EXPECT_EQ(rows["wrong"].reason.rfind("wrong result:", 0), 0u) << rows["wrong"].reason;
 }
 
+// A problem whose workload needs more memory than the machine can give is stored invalid with
+// the reason before anything is allocated; a problem that fits is measured.
+TEST(Sweep, AProblemTooLargeForTheMachineIsInvalidNotFatal) {
+  ASSERT_GT(available_memory_bytes(), 0);
+  FakeOperation op;
+  op.bytes_per_size = available_memory_bytes() / 100;  // size 100 needs all of it
+  SweepSettings s = quick();
+  auto rows = by_kernel(measure_problem(op, "size=200,dtype=a", {"fast", "slow"}, s));
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& [kernel, row] : rows) {
+    EXPECT_FALSE(row.valid) << kernel;
+    EXPECT_NE(row.reason.find("GiB are available"), std::string::npos) << row.reason;
+  }
+  EXPECT_TRUE(by_kernel(measure_problem(op, "size=20,dtype=a", {"fast"}, s))["fast"].valid);
+}
+
 TEST(Sweep, PrunesHopelessKernelsAfterAFewRuns) {
   FakeOperation op;
   SweepSettings s = quick();

@@ -4,8 +4,14 @@
 #include <sqlite3.h>
 #include <sys/wait.h>
 
+#include <unistd.h>
+
+#include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <thread>
 
 #include "core/error.h"
 #include "data/summary.h"
@@ -143,6 +149,38 @@ TEST(Store, MergeIsIdempotentAndCounts) {
   EXPECT_THROW(out.merge_from({dir.file("out.sqlite")}), InputError);
 }
 
+// A corrupt input among good ones is named and nothing of any input is merged; the output
+// (healthy) is not blamed.
+TEST(Store, MergeNamesACorruptInputAndMergesNothing) {
+  TempDir dir;
+  const std::string good = dir.file("good.sqlite"), bad = dir.file("bad.sqlite");
+  {
+    Store a(good);
+    write_one(a, kProblem, {sample("k1", 1), sample("k2", 2)});
+    Store b(bad);
+    for (int i = 0; i < 40; ++i)
+      write_one(b, "m=" + std::to_string(i + 1) + ",n=16,k=32,layout=rcr,dtype=fp32",
+                {sample("k1", 1), sample("k2", 2), sample("k3", 3)}, "k" + std::to_string(i));
+  }
+  for (const char* suffix : {"-wal", "-shm"}) std::filesystem::remove(bad + suffix);
+  std::string bytes = read_bytes(bad);
+  ASSERT_GT(bytes.size(), 4 * 4096u);
+  for (std::size_t i = 2 * 4096; i < bytes.size(); i += 4096)  // every page after the first two
+    std::fill_n(bytes.begin() + std::ptrdiff_t(i), 64, '\x55');
+  write_bytes(bad, bytes);
+  Store out(dir.file("out.sqlite"));
+  try {
+    out.merge_from({good, bad});
+    FAIL() << "merged a corrupt input";
+  } catch (const StorageError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind(bad, 0), 0u) << what;
+    EXPECT_NE(what.find("nothing was merged"), std::string::npos) << what;
+  }
+  EXPECT_EQ(out.info().measurements, 0);
+  out.check_integrity();
+}
+
 TEST(Store, RefusesNonSqliteFilesAndLeavesThemUnchanged) {
   TempDir dir;
   std::string path = dir.file("garbage.sqlite");
@@ -202,6 +240,48 @@ TEST(Store, LockedDatabaseFailsWithinTheTimeout) {
   EXPECT_EQ(reopened.read_measurements().size(), 1u);
 }
 
+// Another writer holding the write lock longer than the busy timeout delays a write, which
+// then goes through with everything it held; past the bound it fails naming the lock, and
+// nothing of it is written.
+TEST(Store, AWriteWaitsForAnotherWritersLockUpToItsBound) {
+  TempDir dir;
+  const std::string path = dir.file("busy.sqlite");
+  { Store(path).begin_run("gemm", {}, {}, "k0", 0); }
+  auto hold_lock_for = [&](int ms) {
+    sqlite3* holder = nullptr;
+    EXPECT_EQ(sqlite3_open(path.c_str(), &holder), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+    return std::thread([holder, ms] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+      sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
+      sqlite3_close(holder);
+    });
+  };
+  {
+    std::thread holder = hold_lock_for(700);
+    try {
+      Store store(path, {.busy_timeout_ms = 100, .lock_wait_ms = 20000});
+      EXPECT_EQ(write_one(store, kProblem, {sample("k1", 1), sample("k2", 2)}), 2);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << e.what();
+    }
+    holder.join();
+  }
+  {
+    std::thread holder = hold_lock_for(1500);
+    Store store(path, {.busy_timeout_ms = 100, .lock_wait_ms = 300});
+    try {
+      store.write_problem(1, "k1", "gemm", "m=1,n=2,k=3,layout=rcr,dtype=fp32", {sample("k3", 1)},
+                          config_of);
+      ADD_FAILURE() << "wrote past another writer's lock";
+    } catch (const StorageError& e) {
+      EXPECT_NE(std::string(e.what()).find("locked"), std::string::npos) << e.what();
+    }
+    holder.join();
+    EXPECT_EQ(store.read_measurements().size(), 2u);
+  }
+}
+
 // A run whose process died without finishing it (SIGKILL) reads as killed; a run of a live
 // process still reads as running, a finished one as finished, and its lock file is gone.
 TEST(Store, KilledRunsAreToldFromRunningOnes) {
@@ -229,6 +309,60 @@ TEST(Store, KilledRunsAreToldFromRunningOnes) {
   store.finish_run(live, 0, false, "finished");
   EXPECT_EQ(store.info().runs[2].status, "finished");
   EXPECT_FALSE(std::filesystem::exists(path + ".run-" + runs[2].uuid + ".lock"));
+}
+
+}  // namespace
+}  // namespace kselect::data
+
+namespace kselect::data {
+namespace {
+
+// Runs `body` where the directory `dir` cannot be written: as this user when it is not root
+// (root ignores permissions), else in a child that drops to nobody. The child's exit code.
+int in_read_only_directory(const std::filesystem::path& dir, const std::function<int()>& body) {
+  std::filesystem::permissions(
+      dir, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec |
+               std::filesystem::perms::group_read | std::filesystem::perms::group_exec |
+               std::filesystem::perms::others_read | std::filesystem::perms::others_exec);
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(90);
+    _exit(body());
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  std::filesystem::permissions(dir, std::filesystem::perms::owner_all);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Reads work on read-only media: a store in a directory nobody may write to (where SQLite
+// cannot make the shared-memory file of its write-ahead log) opens read-only and reads it all.
+TEST(Store, ReadsInADirectoryItCannotWrite) {
+  TempDir dir;
+  const std::filesystem::path folder = std::filesystem::path(dir.file("ro"));
+  std::filesystem::create_directories(folder);
+  const std::string path = (folder / "a.sqlite").string();
+  {
+    Store store(path);
+    write_one(store, kProblem, {sample("k_fast", 0.5), sample("k_slow", 0.9)});
+  }
+  std::filesystem::remove(path + "-wal");
+  std::filesystem::remove(path + "-shm");
+  std::filesystem::permissions(dir.file(""), std::filesystem::perms::others_exec,
+                               std::filesystem::perm_options::add);
+  std::filesystem::permissions(path, std::filesystem::perms::others_read,
+                               std::filesystem::perm_options::add);
+  const int code = in_read_only_directory(folder, [&] {
+    try {
+      Store store(path, {.read_only = true});
+      return store.read_measurements({}).size() == 2 && store.info().measurements == 2 ? 0 : 1;
+    } catch (const StorageError& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      return 2;
+    }
+  });
+  EXPECT_EQ(code, 0);
+  EXPECT_FALSE(std::filesystem::exists(path + "-shm"));
 }
 
 }  // namespace

@@ -335,6 +335,19 @@ class GemmOperation : public Operation {
     return k.unsupported_reason(p);
   }
 
+  // The operands as placed (A, B, C), their values kept in float for the reference, the split-K
+  // partial sums (an M x N float block per part) and the packing scratch of every thread (one
+  // block tile's panels over the whole K, bounded by A + B).
+  double workload_bytes(std::string_view problem) const override {
+    const GemmProblem p = GemmProblem::parse(problem);
+    const double m = double(p.m), n = double(p.n), k = double(p.k);
+    const double element = bytes_per_element(p.dtype);
+    const double operands = element * (m * k + k * n) + 4 * m * n;
+    const double values = 4 * (m * k + k * n);
+    const double partials = p.split_k > 1 ? 4 * m * n * double(p.split_k) : 0;
+    return operands + values + partials + element * (m * k + k * n);
+  }
+
   std::unique_ptr<Workload> make_workload(std::string_view problem, unsigned seed) const override {
     return std::make_unique<GemmWorkload>(GemmProblem::parse(problem), seed);
   }
