@@ -3,10 +3,10 @@
 #include <cmath>
 #include <map>
 
-#include "core/error.h"
 #include "model/classify.h"
 #include "model/file_io.h"
-#include "model/folds.h"
+#include "model/train_cv.h"
+#include "model/train_data.h"
 #include "model/xgboost.h"
 
 namespace kselect::model {
@@ -21,17 +21,16 @@ struct Problem {
   int fold = 0;
 };
 
-// Problems with a usable row; folds from group_k_fold over the usable rows' groups, exactly as
-// the other objectives split them, so their out-of-fold results compare problem for problem.
+// Problems with a usable row; folds of the usable rows as the other objectives split them
+// (fold_of_rows), so their out-of-fold results compare problem for problem.
 std::vector<Problem> collect_problems(const ClassifyData& data, const std::string& target,
                                       int folds) {
   std::vector<Problem> problems;
-  std::vector<std::string> row_groups;
   std::vector<std::size_t> problem_of_row;
   const bool higher = higher_is_better(target);
-  for (std::size_t i = 0; i < data.rows.size(); ++i) {
+  const std::vector<std::size_t> usable = target_rows(data.rows, target);
+  for (std::size_t i : usable) {
     const data::Measurement& m = *data.rows[i];
-    if (!has_usable_target(m, target)) continue;
     if (problems.empty() || problems.back().text != m.problem)
       problems.emplace_back().text = m.problem;
     Problem& p = problems.back();
@@ -41,13 +40,10 @@ std::vector<Problem> collect_problems(const ClassifyData& data, const std::strin
         (v == p.best && m.kernel < p.winner))
       p.winner = m.kernel, p.best = v;
     p.rows.push_back(&m);
-    row_groups.push_back(data.groups[i]);
     problem_of_row.push_back(problems.size() - 1);
   }
-  if (problems.empty())
-    throw InputError("", 0, "target", "target '" + target + "' has no valid rows (valid and > 0)");
   if (folds > 0) {
-    std::vector<int> fold_of_row = group_k_fold(row_groups, folds);
+    const std::vector<int> fold_of_row = fold_of_rows(data.groups, usable, folds);
     for (std::size_t r = 0; r < fold_of_row.size(); ++r)
       problems[problem_of_row[r]].fold = fold_of_row[r];
   }
@@ -86,12 +82,7 @@ FoldResult pick_metrics(const std::vector<const Problem*>& problems,
       measured.push_back(target_value(*p->rows[i], target));
     }
   }
-  auto eff = pick_efficiencies(names, score, measured, higher_is_better(target));
-  FoldResult r;
-  r.rmse = r.r2 = std::nan("");
-  r.valid_rows = measured.size();
-  r.set_picks(eff);
-  return r;
+  return pick_result(names, score, measured, target);
 }
 
 // Boosting rounds kept per context model, weighted by the context's training problems: the
