@@ -1,5 +1,5 @@
 #pragma once
-// Small text helpers shared by error messages and reports.
+// Small text helpers shared by error messages, reports and the parsers of names and files.
 #include <concepts>
 #include <ranges>
 #include <string>
@@ -7,6 +7,12 @@
 #include <vector>
 
 namespace kselect {
+
+std::string trim(std::string_view text);  // without leading/trailing blanks, tabs, CR, LF
+std::string lower(std::string_view text);
+
+// The parts of `text` between `sep` characters (one empty part for empty text).
+std::vector<std::string_view> split(std::string_view text, char sep);
 
 // "a, b, c": the items in order with `separator` between them ("" for none).
 inline std::string join(const std::vector<std::string>& items, std::string_view separator = ", ") {

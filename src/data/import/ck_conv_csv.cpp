@@ -15,6 +15,8 @@
 #include "data/import/csv_reader.h"
 #include "data/import/formats.h"
 #include "data/import/importer.h"
+#include "ops/conv/ck_names.h"
+#include "ops/conv/problem.h"
 
 namespace kselect::importers {
 
@@ -28,20 +30,23 @@ std::string trim_lower(const std::string& text) {
 struct DimColumn {
   const char* name;
   std::int64_t min;
-  std::int64_t ck::Conv2dProblem::*field;
+  std::int64_t& (*field)(conv::Problem&);
 };
-constexpr DimColumn kDims[] = {{"N", 1, &ck::Conv2dProblem::n},
-                               {"C", 1, &ck::Conv2dProblem::c},
-                               {"K", 1, &ck::Conv2dProblem::k},
-                               {"G", 1, &ck::Conv2dProblem::g},
-                               {"Hi", 1, &ck::Conv2dProblem::hi},
-                               {"Wi", 1, &ck::Conv2dProblem::wi},
-                               {"Y", 1, &ck::Conv2dProblem::y},
-                               {"X", 1, &ck::Conv2dProblem::x},
-                               {"stride_h", 1, &ck::Conv2dProblem::stride_h},
-                               {"stride_w", 1, &ck::Conv2dProblem::stride_w},
-                               {"pad_h", 0, &ck::Conv2dProblem::pad_h},
-                               {"pad_w", 0, &ck::Conv2dProblem::pad_w}};
+// clang-format off
+constexpr DimColumn kDims[] = {
+    {"N", 1, [](conv::Problem& p) -> std::int64_t& { return p.n; }},
+    {"C", 1, [](conv::Problem& p) -> std::int64_t& { return p.c; }},
+    {"K", 1, [](conv::Problem& p) -> std::int64_t& { return p.k; }},
+    {"G", 1, [](conv::Problem& p) -> std::int64_t& { return p.g; }},
+    {"Hi", 1, [](conv::Problem& p) -> std::int64_t& { return p.hi; }},
+    {"Wi", 1, [](conv::Problem& p) -> std::int64_t& { return p.wi; }},
+    {"Y", 1, [](conv::Problem& p) -> std::int64_t& { return p.y; }},
+    {"X", 1, [](conv::Problem& p) -> std::int64_t& { return p.x; }},
+    {"stride_h", 1, [](conv::Problem& p) -> std::int64_t& { return p.stride[1]; }},
+    {"stride_w", 1, [](conv::Problem& p) -> std::int64_t& { return p.stride[2]; }},
+    {"pad_h", 0, [](conv::Problem& p) -> std::int64_t& { return p.pad[1]; }},
+    {"pad_w", 0, [](conv::Problem& p) -> std::int64_t& { return p.pad[2]; }}};
+// clang-format on
 
 // Where each named column is in the file.
 class Header {
@@ -120,33 +125,34 @@ class CkConvCsvReader {
     auto field = [&](const char* name) -> const std::string& { return fields[header.at(name)]; };
     row.kernel = field("kernel");
     if (row.kernel.empty()) return field_reason("kernel", "empty");
-    ck::ConvKernelName name = ck::parse_conv_kernel_name(row.kernel);
+    conv::CkKernelName name = conv::parse_ck_kernel_name(row.kernel);
     row.kernel_config = name.config;
-    ck::Conv2dProblem problem;
+    conv::Problem problem;
     if (auto error = read_geometry(field, problem)) return error;
     problem.dir = name.dir;
     problem.dtype = name.dtype;
     problem.device = device_;
-    row.problem = ck::problem_text(problem);
+    row.problem = conv::to_text(problem, conv::TextOrder::kWordsLast);
     if (auto error = read_measurement(header, fields, row)) return error;
-    finish_row(row, ck::flops(problem));
+    finish_row(row, problem.flops());
     return std::nullopt;
   }
 
   template <typename Field>
-  static std::optional<std::string> read_geometry(const Field& field, ck::Conv2dProblem& problem) {
+  static std::optional<std::string> read_geometry(const Field& field, conv::Problem& problem) {
     for (const auto& dim : kDims) {
       auto value = ck::parse_dim(field(dim.name), dim.min);
       if (!value)
         return field_reason(dim.name,
                             std::string(dim.min == 0 ? "not a non-negative" : "not a positive") +
                                 " integer: '" + field(dim.name) + "'");
-      problem.*dim.field = *value;
+      dim.field(problem) = *value;
     }
     // C and K are the totals over all groups (the reference's features use C/G and K/G).
     if (problem.c % problem.g != 0 || problem.k % problem.g != 0)
       return field_reason("G", "C and K must be multiples of G=" + std::to_string(problem.g));
-    if (problem.ho() <= 0 || problem.wo() <= 0)
+    problem.compute_output();
+    if (problem.ho <= 0 || problem.wo <= 0)
       return field_reason("Y", "the filter is larger than the padded input");
     return std::nullopt;
   }

@@ -12,6 +12,8 @@
 #include "data/import/common.h"
 #include "data/import/formats.h"
 #include "data/import/importer.h"
+#include "ops/gemm/ck_names.h"
+#include "ops/gemm/problem.h"
 
 namespace kselect::importers {
 
@@ -108,8 +110,8 @@ class CkJsonReader {
     std::string kernel = kernel_name(bench, config_object);
     if (kernel.empty())
       return sink_.skip(line, field_reason("kernel_name", "missing (no kernel_config.name)"));
-    auto parsed_name = ck::parse_gemm_kernel_name(kernel);
-    ck::GemmProblem problem;
+    auto parsed_name = gemm::parse_ck_kernel_name(kernel);
+    gemm::ProblemDescription problem;
     if (auto error = read_sizes(bench, problem)) return sink_.skip(line, *error);
     problem.dtype = !dtype_.empty() ? dtype_ : parsed_name ? parsed_name->dtype : "";
     problem.layout = !layout_.empty() ? layout_ : parsed_name ? parsed_name->layout : "";
@@ -117,14 +119,14 @@ class CkJsonReader {
 
     ImportedRow row;
     row.kernel = kernel;
-    row.problem = ck::problem_text(problem);
+    row.problem = gemm::to_text(problem, gemm::TextOrder::kImported);
     row.line = line;
     // The explicit kernel_config wins over what the name says; CK's mem-pads fix comes last.
     row.kernel_config = parsed_name ? parsed_name->config : json::object();
     row.kernel_config.update(ck::flat_config(config_object));
-    ck::apply_mem_pads(row.kernel_config);
+    gemm::apply_mem_pads(row.kernel_config);
     if (auto error = read_measurement(bench, row)) return sink_.skip(line, *error);
-    finish_row(row, ck::flops(problem));
+    finish_row(row, problem.flops());
     sink_.add(std::move(row));
   }
 
@@ -137,7 +139,8 @@ class CkJsonReader {
   }
 
   // m, n, k (required) and split_k (default 1); the skip reason when one is unusable.
-  static std::optional<std::string> read_sizes(const json& bench, ck::GemmProblem& problem) {
+  static std::optional<std::string> read_sizes(const json& bench,
+                                               gemm::ProblemDescription& problem) {
     for (auto [key, target] :
          {std::pair{"m", &problem.m}, std::pair{"n", &problem.n}, std::pair{"k", &problem.k},
           std::pair{"split_k", &problem.split_k}}) {

@@ -14,6 +14,8 @@
 #include "data/import/common.h"
 #include "data/import/formats.h"
 #include "data/import/importer.h"
+#include "ops/gemm/ck_names.h"
+#include "ops/gemm/problem.h"
 
 namespace kselect::importers {
 
@@ -35,11 +37,11 @@ bool is_shape_line(std::string_view line) {
 }
 
 // "Shape 3: M=1024 N=512 K=64 dtype=fp16 layout=rcr" -> the problem; the skip reason otherwise.
-std::optional<std::string> parse_shape(std::string_view line, ck::GemmProblem& out) {
+std::optional<std::string> parse_shape(std::string_view line, gemm::ProblemDescription& out) {
   size_t colon = line.find(':');
   if (colon == std::string_view::npos) return "Shape line without ':'";
   std::string_view rest = line.substr(colon + 1);
-  ck::GemmProblem p;
+  gemm::ProblemDescription p;
   while (!(rest = trim_left(rest)).empty()) {
     size_t end = rest.find_first_of(" \t");
     std::string_view item = rest.substr(0, end);
@@ -155,7 +157,7 @@ class CkLogReader {
             "malformed JSON object: not closed before the Shape line " + std::to_string(number));
         object_.stop();
       }
-      shape_ = ck::GemmProblem();
+      shape_ = gemm::ProblemDescription();
       if (auto error = parse_shape(line, *shape_)) {
         shape_.reset();
         sink_.skip(number, *error);
@@ -200,15 +202,15 @@ class CkLogReader {
     if (perf == object.end() || !perf->is_object())
       return field_reason("perf_result", "missing or not an object");
     row.kernel = name->get<std::string>();
-    auto parsed_name = ck::parse_gemm_kernel_name(row.kernel);
-    ck::GemmProblem problem;
+    auto parsed_name = gemm::parse_ck_kernel_name(row.kernel);
+    gemm::ProblemDescription problem;
     if (auto error = read_problem(object, problem)) return error;
     if (problem.dtype.empty() && parsed_name) problem.dtype = parsed_name->dtype;
     if (problem.layout.empty() && parsed_name) problem.layout = parsed_name->layout;
     problem.device = device_;
-    row.problem = ck::problem_text(problem);
+    row.problem = gemm::to_text(problem, gemm::TextOrder::kImported);
     row.kernel_config = parsed_name ? parsed_name->config : json::object();
-    ck::apply_mem_pads(row.kernel_config);
+    gemm::apply_mem_pads(row.kernel_config);
     for (auto [key, target] :
          {std::pair{"latency(ms)", &row.time_ms}, std::pair{"tflops(TFlops)", &row.tflops},
           std::pair{"bandwidth(GB/s)", &row.bandwidth_gb_s}}) {
@@ -217,12 +219,13 @@ class CkLogReader {
       *target = *value;
     }
     if (std::isnan(row.time_ms)) return field_reason("perf_result.latency(ms)", "missing");
-    finish_row(row, ck::flops(problem));
+    finish_row(row, problem.flops());
     return std::nullopt;
   }
 
   // Sizes from the object's own "problem" (when it has them), else from the Shape line.
-  std::optional<std::string> read_problem(const json& object, ck::GemmProblem& problem) const {
+  std::optional<std::string> read_problem(const json& object,
+                                          gemm::ProblemDescription& problem) const {
     if (shape_) problem = *shape_;
     auto own = object.find("problem");
     if (own != object.end() && own->is_object()) {
@@ -246,7 +249,7 @@ class CkLogReader {
   const ImportOptions& options_;
   RowSink& sink_;
   std::string device_;
-  std::optional<ck::GemmProblem> shape_;  // the sizes of the last Shape line
+  std::optional<gemm::ProblemDescription> shape_;  // the sizes of the last Shape line
   ObjectCollector object_;
   bool recognised_ = false;
 };

@@ -1,8 +1,8 @@
 #pragma once
-// What every importer shares: text helpers, bounded line reading, a stream wrapper that knows
-// the current line of a JSON parse, the validity rule for a measured time, the device rule and
-// the skip-reason wording. Format-specific helpers live beside their format (ck_common.h,
-// csv_fields.h, csv_reader.h).
+// What every importer shares (besides trim, lower and split of core/text.h): bounded line reading,
+// a stream wrapper that knows the current line of a JSON parse, the validity rule for a measured
+// time, the device rule and the skip-reason wording. Format-specific helpers live beside their
+// format (ck_common.h, csv_fields.h, csv_reader.h).
 #include <cstddef>
 #include <istream>
 #include <streambuf>
@@ -10,15 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include "core/text.h"
 #include "data/import/importer.h"
 
 namespace kselect::importers {
-
-std::string trim(std::string_view text);  // without leading/trailing blanks, tabs, CR, LF
-std::string lower(std::string_view text);
-
-// The parts of `text` between `sep` characters (one empty part for empty text).
-std::vector<std::string_view> split(std::string_view text, char sep);
 
 // Whether `text` is well-formed UTF-8 (JSON, and so the store, cannot hold anything else).
 bool valid_utf8(std::string_view text);

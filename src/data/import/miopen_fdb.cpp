@@ -16,6 +16,7 @@
 #include "data/import/common.h"
 #include "data/import/formats.h"
 #include "data/import/importer.h"
+#include "ops/conv/problem.h"
 
 namespace kselect::importers {
 namespace {
@@ -48,19 +49,8 @@ std::array<std::int64_t, 3> to_triple(std::string_view text, size_t dims, const 
   return out;
 }
 
-// The convolution of one key, always in forward terms: c input channels, k output channels,
-// (di, hi, wi) the input image, (do_, ho, wo) the output image.
-struct Conv {
-  std::string dir, dtype, layout;
-  std::int64_t n = 0, c = 0, k = 0, g = 1, di = 1, hi = 0, wi = 0, do_ = 1, ho = 0, wo = 0;
-  std::array<std::int64_t, 3> filter{}, pad{}, stride{}, dil{};
-  std::int64_t bias = 0;
-
-  double flops() const {
-    return 2.0 * double(n) * double(k) * double(c / g) * double(do_) * double(ho) * double(wo) *
-           double(filter[0]) * double(filter[1]) * double(filter[2]);
-  }
-};
+// The convolution of one key is a conv::Problem, always in forward terms (ops/conv/problem.h).
+using Conv = conv::Problem;
 
 std::string parse_dtype(std::string_view text) {
   bool ok = !text.empty() && std::isalpha(static_cast<unsigned char>(text[0]));
@@ -108,7 +98,8 @@ void parse_geometry(const std::vector<std::string_view>& t, Conv& conv) {
   if (dims == 3) conv.di = next("di");
   conv.hi = next("hi");
   conv.wi = next("wi");
-  conv.filter = to_triple(t[i++], dims, "filter", 1, 1);
+  auto filter = to_triple(t[i++], dims, "filter", 1, 1);
+  conv.z = filter[0], conv.y = filter[1], conv.x = filter[2];
   conv.k = next("k");
   if (dims == 3) conv.do_ = next("do");
   conv.ho = next("ho");
@@ -131,26 +122,26 @@ Conv parse_key(std::string_view key) {
     throw BadField{
         "key", "expected at least 15 fields joined by '-', got " + std::to_string(tokens.size())};
   std::string_view dir = tokens.back();
-  if (dir != "F" && dir != "B" && dir != "W")
+  conv.dir = conv::parse_direction(dir);
+  if (!conv.dir || conv::letter(*conv.dir) != dir)
     throw BadField{"dir", "expected F, B or W, got '" + std::string(dir) + "'"};
-  conv.dir = std::string(dir);
   conv.dtype = parse_dtype(tokens[tokens.size() - 2]);
   size_t layouts_end = tokens.size() - 2, layouts_begin = layouts_end;
   while (layouts_begin > 0 && is_layout(tokens[layouts_begin - 1])) --layouts_begin;
   size_t layouts = layouts_end - layouts_begin;
   if (layouts != 1 && layouts != 3)
     throw BadField{"layout", "expected 1 or 3 layouts, got " + std::to_string(layouts)};
-  conv.layout =
-      parse_layout({tokens.begin() + layouts_begin, tokens.begin() + layouts_end}, conv.dir != "F");
+  conv.layout = parse_layout({tokens.begin() + layouts_begin, tokens.begin() + layouts_end},
+                             *conv.dir != conv::Direction::kForward);
   size_t geometry = layouts_begin - 1;  // the bias field sits before the layouts
   if (geometry != 11 && geometry != 13)
     throw BadField{
         "key", "expected 11 (2-D) or 13 (3-D) geometry fields, got " + std::to_string(geometry)};
   conv.bias = to_int(tokens[geometry], "bias", 0);
-  if (conv.bias > 1) throw BadField{"bias", "expected 0 or 1, got " + std::to_string(conv.bias)};
+  if (*conv.bias > 1) throw BadField{"bias", "expected 0 or 1, got " + std::to_string(*conv.bias)};
   parse_geometry({tokens.begin(), tokens.begin() + geometry}, conv);
   // Backward keys describe the problem from dy's side: the key's input is the forward output.
-  if (conv.dir != "F") {
+  if (*conv.dir != conv::Direction::kForward) {
     std::swap(conv.c, conv.k);
     std::swap(conv.di, conv.do_);
     std::swap(conv.hi, conv.ho);
@@ -160,28 +151,6 @@ Conv parse_key(std::string_view key) {
     throw BadField{"g", std::to_string(conv.g) + " groups do not divide " + std::to_string(conv.c) +
                             " input and " + std::to_string(conv.k) + " output channels"};
   return conv;
-}
-
-std::string problem_text(const Conv& conv, const std::string& device) {
-  std::string out;
-  auto add = [&out](const char* key, const std::string& value) {
-    out += (out.empty() ? "" : ",") + std::string(key) + "=" + value;
-  };
-  auto num = [&add](const char* key, std::int64_t value) { add(key, std::to_string(value)); };
-  if (!device.empty()) add("device", device);
-  add("dir", conv.dir);
-  add("dtype", conv.dtype);
-  add("layout", conv.layout);
-  num("n", conv.n), num("c", conv.c), num("k", conv.k), num("g", conv.g);
-  num("di", conv.di), num("hi", conv.hi), num("wi", conv.wi);
-  num("z", conv.filter[0]), num("y", conv.filter[1]), num("x", conv.filter[2]);
-  num("do", conv.do_), num("ho", conv.ho), num("wo", conv.wo);
-  num("pad_d", conv.pad[0]), num("pad_h", conv.pad[1]), num("pad_w", conv.pad[2]);
-  num("stride_d", conv.stride[0]), num("stride_h", conv.stride[1]);
-  num("stride_w", conv.stride[2]);
-  num("dil_d", conv.dil[0]), num("dil_h", conv.dil[1]), num("dil_w", conv.dil[2]);
-  num("bias", conv.bias);
-  return out;
 }
 
 // Solver, algorithm and device names are printable ASCII without the separators of problem
@@ -252,7 +221,8 @@ void read_fdb_line(std::string_view text, long line, const std::string& device, 
     sink.skip(line, "key: " + bad.reason());
     return;
   }
-  std::string problem = problem_text(conv, device);
+  conv.device = device;
+  std::string problem = conv::to_text(conv, conv::TextOrder::kWordsFirst);
   auto entries = split(text.substr(eq + 1), ';');
   for (size_t i = 0; i < entries.size(); ++i) {
     if (entries[i].empty() && i + 1 == entries.size() && i > 0) continue;  // trailing ';'

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/key_values.h"
+#include "core/text.h"
 
 namespace kselect::gemm {
 
@@ -52,18 +53,6 @@ std::string triple(int a, int b, int c) {
 }
 std::string_view boolean(bool b) {
   return b ? "True" : "False";
-}
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  for (size_t i = 0; i <= s.size(); ++i) {
-    if (i == s.size() || s[i] == sep) {
-      out.push_back(s.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  return out;
 }
 
 bool parse_triple(std::string_view text, int& a, int& b, int& c) {

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "ops/gemm/config.h"
 #include "ops/gemm/cpu/placed_buffer.h"
 #include "ops/gemm/features.h"
@@ -194,11 +195,6 @@ std::string field_text(const nlohmann::json& value) {
   if (value.is_string()) return value.get<std::string>();
   if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
   return value.dump();
-}
-
-std::string lower(std::string text) {
-  for (char& c : text) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return text;
 }
 
 // "all" stands for every dtype.

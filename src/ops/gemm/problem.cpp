@@ -60,12 +60,30 @@ GemmProblem GemmProblem::from_key_values(const KeyValues& kv, const std::string&
   return p;
 }
 
+std::string to_text(const ProblemDescription& p, TextOrder order) {
+  KeyValues out;
+  auto word = [&out](const char* key, const std::string& value) {
+    if (!value.empty()) out.set(key, value);
+  };
+  out.set("m", std::to_string(p.m));
+  out.set("n", std::to_string(p.n));
+  out.set("k", std::to_string(p.k));
+  if (order == TextOrder::kImported) out.set("split_k", std::to_string(p.split_k));
+  word("layout", p.layout);
+  word("dtype", p.dtype);
+  if (order == TextOrder::kNative && p.split_k != 1) out.set("split_k", std::to_string(p.split_k));
+  if (order == TextOrder::kImported) word("device", p.device);
+  return out.to_string();
+}
+
+ProblemDescription GemmProblem::describe() const {
+  return {
+      m, n, k, split_k, std::string(gemm::to_string(layout)), std::string(gemm::to_string(dtype)),
+      ""};
+}
+
 std::string GemmProblem::to_string() const {
-  std::string s = "m=" + std::to_string(m) + ",n=" + std::to_string(n) + ",k=" + std::to_string(k) +
-                  ",layout=" + std::string(gemm::to_string(layout)) +
-                  ",dtype=" + std::string(gemm::to_string(dtype));
-  if (split_k != 1) s += ",split_k=" + std::to_string(split_k);
-  return s;
+  return to_text(describe(), TextOrder::kNative);
 }
 
 std::string GemmProblem::invalid_reason() const {

@@ -3,6 +3,9 @@
 #include <cmath>
 #include <limits>
 
+#include "core/text.h"
+#include "ops/conv/problem.h"
+
 namespace kselect::generic {
 
 namespace {
@@ -35,12 +38,11 @@ struct GemmSizes {
 };
 GemmSizes conv_gemm(const KeyValues& p, double n, double c, double k, double g, double in_sp,
                     double out_sp, double filter) {
-  std::string dir = p.get("dir").value_or("F");
-  for (char& ch : dir) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-  if (dir == "b" || dir == "bwd" || dir == "bwd_data" || dir == "backward_data")
-    return {n * in_sp, c, k / g * filter};
-  if (dir == "w" || dir == "wrw" || dir == "bwd_weight" || dir == "backward_weight")
-    return {k, c / g * filter, n * out_sp};
+  using conv::Direction;
+  Direction dir =
+      conv::parse_direction(lower(p.get("dir").value_or("F"))).value_or(Direction::kForward);
+  if (dir == Direction::kBackwardData) return {n * in_sp, c, k / g * filter};
+  if (dir == Direction::kBackwardWeight) return {k, c / g * filter, n * out_sp};
   return {n * out_sp, k, c / g * filter};
 }
 

@@ -4,17 +4,13 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "ops/generic/features.h"
 #include "ops/generic/vocabulary.h"
 
 namespace kselect::generic {
 
 namespace {
-
-std::string lower(std::string text) {
-  for (char& c : text) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
 
 // Integral numbers print as integers ("1.0" and "1" are the same problem).
 std::string canonical_value(const std::string& value) {

@@ -1,13 +1,11 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
-#include "data/import/ck_common.h"
 #include "import_collector.h"
 
 namespace kselect::testing {
 namespace {
 
-using importers::ck::parse_conv_kernel_name;
 using nlohmann::json;
 
 const char* kFwdProblem =
@@ -130,67 +128,6 @@ TEST(CkConvCsv, RowProblems) {
       {9, "field 'non_zero'"},
       {10, "field 'kernel': empty"}};
   expect_skips(sink, expected);
-}
-
-TEST(CkConvName, LongFormWithSuffixes) {
-  auto name = parse_conv_kernel_name(
-      "grouped_conv_bwd_data_fp16_nhwgc_2d_compv4_cshuffle_intrawave_64x64x64_2x2x1_32x32x16_"
-      "vec8_8_8_dsb_filter1x1stride1pad0_pad111");
-  EXPECT_EQ(name.dir, "B");
-  EXPECT_EQ(name.dtype, "fp16");
-  EXPECT_EQ(name.config, json::parse(R"({"layout":"nhwgc","ndim":2,"pipeline":"compv4",
-      "epilogue":"cshuffle","scheduler":"intrawave","tile_m":64,"tile_n":64,"tile_k":64,
-      "warp_m":2,"warp_n":2,"warp_k":1,"warp_tile_m":32,"warp_tile_n":32,"warp_tile_k":16,
-      "vec_a":8,"vec_b":8,"vec_c":8,"wg":0,"gm":0,"dsb":1,"two_stage":0,
-      "specialization":"filter1x1stride1pad0","explicit_gemm":0,"streamk":"none",
-      "streamk_persistent":0,"large_tensor":0,"pad_m":1,"pad_n":1,"pad_k":1})"));
-
-  auto all = parse_conv_kernel_name(
-      "grouped_conv_bwd_weight_bf16_ndhwgc_3d_compv3_default_interwave_128x64x32_4x1x1_16x16x16_"
-      "vec4_2_1_wg2_gm8_dsb_2stage_oddc_explicit_gemm_streamk_linear_persistent_large_tensor_"
-      "pad010");
-  EXPECT_EQ(all.dir, "W");
-  EXPECT_EQ(all.config["ndim"], 3);
-  EXPECT_EQ(all.config["wg"], 2);
-  EXPECT_EQ(all.config["gm"], 8);
-  EXPECT_EQ(all.config["two_stage"], 1);
-  EXPECT_EQ(all.config["specialization"], "oddc");
-  EXPECT_EQ(all.config["explicit_gemm"], 1);
-  EXPECT_EQ(all.config["streamk"], "linear");
-  EXPECT_EQ(all.config["streamk_persistent"], 1);
-  EXPECT_EQ(all.config["large_tensor"], 1);
-  EXPECT_EQ(all.config["pad_n"], 1);
-  EXPECT_EQ(all.config["pad_k"], 0);
-}
-
-TEST(CkConvName, ShortFormKeepsEverySuffixDistinct) {
-  auto plain = parse_conv_kernel_name("grouped_conv_forward_bf16_2d_16x64x64_compv3");
-  EXPECT_EQ(plain.dir, "F");
-  EXPECT_EQ(plain.config, json::parse(R"({"ndim":2,"tile_m":16,"tile_n":64,"tile_k":64,
-      "pipeline":"compv3","scheduler":"default","dsb":0,"si":0})"));
-  auto full =
-      parse_conv_kernel_name("grouped_conv_forward_bf16_2d_16x64x64_compv3_interwave_dsb_si");
-  EXPECT_EQ(full.config["scheduler"], "interwave");
-  EXPECT_EQ(full.config["dsb"], 1);
-  EXPECT_EQ(full.config["si"], 1);
-  EXPECT_EQ(parse_conv_kernel_name("grouped_conv_backward_weight_fp16_2d_16x64x64_mem").dir, "W");
-}
-
-TEST(CkConvName, UnparseableNamesAreIds) {
-  for (const char* bad :
-       {// suffixes out of order, unknown trailing token in the short form, bad tile
-        "grouped_conv_fwd_bf16_nhwgc_2d_compv3_cshuffle_intrawave_128x128x32_2x2x1_32x32x16_"
-        "dsb_vec8_8_8",
-        "grouped_conv_forward_bf16_2d_16x64x64_compv3_si_dsb",
-        "grouped_conv_fwd_bf16_nhwgc_2d_compv3_cshuffle_intrawave_128x128_2x2x1_32x32x16",
-        "grouped_conv_fwd_bf16_nhwgc_2d_compv3_cshuffle_intrawave_128x128x32_2x2x1_32x32x16_"
-        "vec8_8_99999999999999999999"}) {
-    auto name = parse_conv_kernel_name(bad);
-    EXPECT_EQ(name.config, json::object()) << bad;
-    EXPECT_EQ(name.dir, "F") << bad;  // the head is still read
-  }
-  EXPECT_EQ(parse_conv_kernel_name("grouped_conv_sideways_bf16_2d_16x64x64_compv3").dir, "");
-  EXPECT_EQ(parse_conv_kernel_name("").dtype, "");
 }
 
 }  // namespace

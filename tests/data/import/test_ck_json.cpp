@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "core/error.h"
-#include "data/import/ck_common.h"
 #include "import_collector.h"
 
 namespace kselect::testing {
@@ -152,26 +151,6 @@ TEST(CkJson, OddElementsAreSkippedNotFatal) {
     {"kernel_config":[],"benchmarks":[]}, {"benchmarks":[7, {"m":1}]}]})");
   EXPECT_TRUE(sink.rows.empty());
   EXPECT_EQ(sink.skips.size(), 6u);
-}
-
-TEST(CkGemmName, ParsesEveryField) {
-  auto name = importers::ck::parse_gemm_kernel_name(kCkMem);
-  ASSERT_TRUE(name);
-  EXPECT_EQ(name->dtype, "fp16");
-  EXPECT_EQ(name->layout, "rcr");
-  EXPECT_EQ(name->config["pipeline"], "mem");
-  EXPECT_EQ(name->config["scheduler"], "interwave");
-  EXPECT_EQ(name->config["pad_m"], 0);  // the name itself; apply_mem_pads fixes it
-  EXPECT_EQ(name->config["warp_n"], 4);
-  EXPECT_EQ(name->config.size(), 16u);
-  for (const char* bad : {"gemm_universal_fp16_rcr",
-                          "gemm_fp16_rcr_mem_cshuffle_interwave_False_"
-                          "False_False_False_64x128x64_1x4x1_16x16x32",
-                          "gemm_universal_fp16_rcr_mem_cshuffle_interwave_Maybe_False_False_False_"
-                          "64x128x64_1x4x1_16x16x32",
-                          "gemm_universal_fp16_rcr_mem_cshuffle_interwave_False_False_False_False_"
-                          "64x128_1x4x1_16x16x32"})
-    EXPECT_FALSE(importers::ck::parse_gemm_kernel_name(bad)) << bad;
 }
 
 }  // namespace
