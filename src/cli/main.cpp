@@ -44,6 +44,9 @@ int main(int argc, char** argv) {
   try {
     for (auto* sub : app.get_subcommands())
       return cli::checked_stdout(runners.at(sub->get_name())());
+  } catch (const UsageError& e) {
+    std::cerr << "kselect: " << e.what() << " (see kselect <verb> --help)\n";
+    return kExitUsage;
   } catch (const InputError& e) {
     std::cerr << "kselect: error: " << e.what() << "\n";
     return kExitInput;

@@ -36,8 +36,8 @@ void print_summary(const bench::SweepSummary& s, const std::string& db) {
 }
 
 int run_sweep(Args& a) {
-  if (a.shapes.empty()) throw InputError("", 0, "shapes", "--shapes <csv> is required");
-  if (a.db.empty()) throw InputError("", 0, "db", "--db <file.sqlite> is required");
+  if (a.shapes.empty()) throw UsageError("bench: --shapes <csv> is required to sweep");
+  if (a.db.empty()) throw UsageError("bench: --db <file.sqlite> is required to sweep");
   const Operation& op = find_operation(a.op);
   a.settings.shard = bench::parse_shard(a.shard);
   a.settings.progress = !a.no_progress;

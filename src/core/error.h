@@ -13,6 +13,13 @@ class InputError : public std::runtime_error {
   InputError(const std::string& file, long line, const std::string& field, const std::string& what);
 };
 
+// A command line the parser accepts but the verb cannot run (an option required in one mode
+// of a verb only): exit code 2, like a parse error.
+class UsageError : public std::runtime_error {
+ public:
+  explicit UsageError(const std::string& what) : std::runtime_error(what) {}
+};
+
 // Thrown when stored state (database, model directory) cannot be read or written.
 class StorageError : public std::runtime_error {
  public:

@@ -326,6 +326,15 @@ EvalOutcome run_eval(const EvalJob& job) {
   }
   outcome.report =
       evaluate(measurements, predictions, options, job.replicate_db.empty() ? nullptr : &replicate);
+  // A report over no problem would print zeros as if they were measured.
+  if (outcome.report.problems == 0)
+    throw InputError(job.db, 0, "problems",
+                     "no problem could be evaluated (" + std::to_string(measurements.size()) +
+                         " measured rows of the model's op and dtype; " +
+                         std::to_string(outcome.report.skipped_no_oracle) +
+                         " problems without a valid measurement, " +
+                         std::to_string(outcome.report.skipped_no_prediction) +
+                         " without a prediction)");
   return outcome;
 }
 

@@ -14,13 +14,6 @@ namespace kselect {
 
 namespace {
 
-std::string trim(const std::string& s) {
-  size_t begin = s.find_first_not_of(" \t\r");
-  if (begin == std::string::npos) return "";
-  size_t end = s.find_last_not_of(" \t\r");
-  return s.substr(begin, end - begin + 1);
-}
-
 std::vector<std::string> split_cells(const std::string& line) {
   std::vector<std::string> cells;
   std::stringstream in(line);
@@ -72,7 +65,14 @@ std::string parse_row(const Operation& op, const std::vector<std::string>& colum
                        "unexpected character in '" + printable(cells[i]) + "'");
     kv.set(columns[i], cells[i]);
   }
-  return op.canonical_problem(kv.to_string(), where);
+  try {
+    return op.canonical_problem(kv.to_string(), where);
+  } catch (const InputError& e) {
+    // Every error of a row names its file and line, whichever part of the op raised it.
+    const std::string what = e.what();
+    if (what.rfind(where, 0) == 0) throw;
+    throw InputError(where + ": " + what);
+  }
 }
 
 }  // namespace
@@ -81,7 +81,9 @@ std::vector<std::string> parse_shape_csv(const Operation& op, const std::string&
                                          const std::string& source) {
   std::vector<std::string> problems, columns;
   std::set<std::string> seen;
-  std::istringstream in(text);
+  // A byte-order mark, as spreadsheet programs write, is not part of the header.
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  std::istringstream in(text.rfind(kBom, 0) == 0 ? text.substr(kBom.size()) : text);
   std::string line;
   for (long number = 1; std::getline(in, line); ++number) {
     std::string content = trim(line);
@@ -95,6 +97,7 @@ std::vector<std::string> parse_shape_csv(const Operation& op, const std::string&
     if (seen.insert(problem).second) problems.push_back(problem);
   }
   if (columns.empty()) throw InputError(source, 0, "", "no header line (expected problem columns)");
+  if (problems.empty()) throw InputError(source, 0, "", "no problem rows after the header");
   return problems;
 }
 

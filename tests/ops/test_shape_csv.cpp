@@ -7,6 +7,7 @@
 #include "../bench/fake_operation.h"
 #include "../data/temp_dir.h"
 #include "core/error.h"
+#include "ops/operation.h"
 
 namespace kselect {
 namespace {
@@ -44,6 +45,29 @@ TEST(ShapeCsv, ErrorsNameFileLineAndField) {
   EXPECT_EQ(error_of("size,dtype\n1,a,3\n"),
             "shapes.csv:2: the row has 3 cells, the header only 2");
   EXPECT_EQ(error_of(""), "shapes.csv: no header line (expected problem columns)");
+}
+
+// Errors an op raises without a location (GEMM's layout and dtype parsers) still name the
+// file and line: the reader adds them.
+TEST(ShapeCsv, EveryRowErrorNamesFileAndLine) {
+  const Operation& gemm = find_operation("gemm");
+  for (const char* row : {"8,8,8,xyz,fp32", "8,8,8,rcr,fp64"}) {
+    try {
+      parse_shape_csv(gemm, std::string("m,n,k,layout,dtype\n") + row + "\n", "s.csv");
+      ADD_FAILURE() << row << " parsed";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("s.csv:2: ", 0), 0u) << e.what();
+    }
+  }
+}
+
+// A UTF-8 byte-order mark (spreadsheet exports) is not part of the first column's name; a file
+// with a header but no rows is an error, not an empty sweep.
+TEST(ShapeCsv, ByteOrderMarkIsSkippedAndAHeaderAloneIsAnError) {
+  FakeOperation op;
+  EXPECT_EQ(parse_shape_csv(op, "\xEF\xBB\xBFsize,dtype\n4,a\n", "bom.csv"),
+            (std::vector<std::string>{"size=4,dtype=a"}));
+  EXPECT_EQ(error_of("size,dtype\n# none yet\n"), "shapes.csv: no problem rows after the header");
 }
 
 TEST(ShapeCsv, GarbageNeverCrashes) {

@@ -91,12 +91,15 @@ class StagingSink : public RowSink {
     summary_.skipped += 1;
     summary_.skipped_by_reason[reason_category(skipped.reason)] += 1;
     if (skipped_log_.is_open()) skipped_log_ << skipped.to_string() << "\n";
+    if (summary_.rows == 0 && summary_.skipped == 1) first_skip_ = skipped.to_string();
     if (long(summary_.first_skipped.size()) < options_.show_skipped)
       summary_.first_skipped.push_back(std::move(skipped));
+    if (summary_.rows == 0 && summary_.skipped >= kProbeLines) not_the_format();
     tick();
   }
 
   void finish_reading() {
+    if (summary_.rows == 0) not_the_format();
     progress_.update(long(file_.compressed_bytes_read() / 1024) + 1, rows_text());
     progress_.finish();
     staging_.exec("COMMIT");
@@ -117,6 +120,22 @@ class StagingSink : public RowSink {
     problem += (problem.empty() ? "device=" : ",device=") + options_.device;
   }
 
+  // A file of another format parses as lines the importer skips, one after another: a file
+  // with no record of the format, or none among its first kProbeLines records, is refused
+  // (exit 3), however well every line was skipped.
+  static constexpr long kProbeLines = 1000;
+  [[noreturn]] void not_the_format() const {
+    const std::string& format = summary_.format;
+    std::string what = "no " + format + " record ";
+    if (summary_.skipped == 0)
+      what += "in the file (it holds none)";
+    else
+      what += (summary_.skipped >= kProbeLines ? "among the first " : "in all ") +
+              std::to_string(summary_.skipped) + " records (first: " + first_skip_ + ")";
+    throw InputError(file_.path(), 0, "format",
+                     what + ": is it a " + format + " file? (kselect import --list-formats)");
+  }
+
   void tick() {
     if (++calls_ % 256 == 0)
       progress_.update(long(file_.compressed_bytes_read() / 1024), rows_text());
@@ -128,6 +147,7 @@ class StagingSink : public RowSink {
 
   const InputFile& file_;
   const ImportRunOptions& options_;
+  std::string first_skip_;
   ImportSummary& summary_;
   data::Database staging_;
   std::unique_ptr<data::Statement> insert_;
