@@ -5,13 +5,13 @@
 #include <iostream>
 #include <map>
 #include <numeric>
-#include <set>
 #include <sstream>
 
 #include "core/error.h"
 #include "core/hardware.h"
 #include "core/key_values.h"
 #include "core/progress.h"
+#include "eval/imported_problems.h"
 #include "eval/text_table.h"
 #include "model/booster_fit.h"
 #include "ops/operation.h"
@@ -20,34 +20,23 @@ namespace kselect::eval {
 
 namespace {
 
-struct DeviceProblem {
-  std::string text;
-  std::vector<const data::Measurement*> valid;
+// A problem measured on one device, with its valid kernels' times.
+struct DeviceProblem : ImportedProblem {
   std::map<std::string, double> ms;  // valid kernels
-  std::set<std::string> measured;    // valid or failed
-  double best_ms = 0;
 };
 
 using ByDevice = std::map<std::string, std::map<std::string, DeviceProblem>>;
 
+// The imported problems with a `device` field and a valid time, by device.
 ByDevice collect(const std::vector<data::Measurement>& rows) {
   ByDevice out;
-  for (const auto& m : rows) {
-    if (m.op != imported_data_operation().name()) continue;
-    auto device = KeyValues::parse(m.problem).get("device");
-    if (!device) continue;
-    DeviceProblem& p = out[*device][m.problem];
-    p.text = m.problem;
-    p.measured.insert(m.kernel);
-    if (m.valid && m.median_ms > 0 && std::isfinite(m.median_ms)) {
-      p.valid.push_back(&m);
-      p.ms[m.kernel] = m.median_ms;
-      if (p.best_ms == 0 || m.median_ms < p.best_ms) p.best_ms = m.median_ms;
-    }
+  for (auto& [text, imported] : collect_imported_problems(rows)) {
+    auto device = KeyValues::parse(text).get("device");
+    if (!device || imported.timed.empty()) continue;
+    DeviceProblem p{std::move(imported), {}};
+    for (const data::Measurement* m : p.timed) p.ms[m->kernel] = m->median_ms;
+    out[*device].emplace(text, std::move(p));
   }
-  for (auto& [device, problems] : out)
-    std::erase_if(problems, [](const auto& entry) { return entry.second.valid.empty(); });
-  std::erase_if(out, [](const auto& entry) { return entry.second.empty(); });
   if (out.size() < 2)
     throw InputError("", 0, "device",
                      "transfer needs measurements from at least two devices (problems with a "
@@ -71,7 +60,7 @@ void evaluate_device(const ByDevice& data, const std::string& device,
     if (other == device) continue;
     r.trained_on.push_back(other);
     for (const auto& [text, p] : problems)
-      train_rows.insert(train_rows.end(), p.valid.begin(), p.valid.end());
+      train_rows.insert(train_rows.end(), p.timed.begin(), p.timed.end());
   }
   auto engine =
       imported_data_operation().fitted_feature_engine(host_hardware(), train_rows, configs);

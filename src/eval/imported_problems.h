@@ -1,0 +1,27 @@
+#pragma once
+// Imported data (the registry's imported-data operation) as the protocols that train their own
+// models per split read it: each problem's rows with a usable time, the kernels measured for
+// it and its best time. Shared by the strict protocol (eval/listed_problem.h) and transfer
+// (eval/transfer.h).
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "data/measurement.h"
+
+namespace kselect::eval {
+
+struct ImportedProblem {
+  std::string text;
+  std::vector<const data::Measurement*> timed;  // valid rows of a finite time > 0, input order
+  std::set<std::string> measured;               // kernels of every row, valid or failed
+  double best_ms = 0;                           // the fastest timed row's; 0 without one
+};
+
+// Every imported problem of `rows` by problem text, those without a timed row included (the
+// caller decides whether they count as skipped). Points into `rows`.
+std::map<std::string, ImportedProblem> collect_imported_problems(
+    const std::vector<data::Measurement>& rows);
+
+}  // namespace kselect::eval
