@@ -47,7 +47,10 @@ double OtherCpuMeter::lap() {
   double wall = std::chrono::duration<double>(now - start_).count();
   double others = wall > 0 ? ((busy - system_busy_s_) - (self - self_s_)) / wall : 0.0;
   system_busy_s_ = busy, self_s_ = self, start_ = now;
-  return std::max(0.0, others);
+  // /proc/stat counts in clock ticks, so a short lap can read a tick more or less than was
+  // used: never more CPUs than the machine has online, nor fewer than none.
+  const double cpus = double(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  return std::clamp(others, 0.0, cpus);
 }
 
 }  // namespace kselect::bench

@@ -35,6 +35,13 @@ int main(int argc, char** argv) {
   std::sort(verbs.begin(), verbs.end(), [](auto& a, auto& b) { return a.name < b.name; });
   std::map<std::string, std::function<int()>> runners;
   for (auto& verb : verbs) runners[verb.name] = verb.setup(app);
+  // CLI11 reports an unknown verb as a missing subcommand: name it and list the verbs.
+  if (argc > 1 && argv[1][0] != '-' && !runners.count(argv[1])) {
+    std::string known;
+    for (const auto& [name, run] : runners) known += (known.empty() ? "" : ", ") + name;
+    std::cerr << "kselect: unknown verb '" << argv[1] << "' (verbs: " << known << ")\n";
+    return kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

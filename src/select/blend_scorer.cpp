@@ -46,8 +46,11 @@ std::unique_ptr<BlendScorer> BlendScorer::load(
   std::set<std::string> stale;
   for (const auto& m : spec.blend) {
     const std::filesystem::path member_dir = dir / m.model;
+    // The member's spec is checked before the member loads: a member that is itself a blend
+    // (one naming its own directory, or a cycle of blends) is refused here, so loading never
+    // recurses.
+    model::check_blend_member(spec, model::FeatureSpec::load(member_dir), member_dir.string());
     std::unique_ptr<Scorer> member = load_scorer(member_dir, hardware, kernel_configs);
-    model::check_blend_member(spec, member->spec(), member_dir.string());
     // A member that predicts speeds is a forest: check_blend_member refused every other.
     std::unique_ptr<ForestScorer> forest(dynamic_cast<ForestScorer*>(member.get()));
     if (!forest) throw std::logic_error("BlendScorer::load: a member that is not a forest");

@@ -34,6 +34,13 @@ void ForestScorer::load_targets(const std::filesystem::path& dir) {
       throw StorageError((dir / ("model_" + target + ".json")).string() +
                          ": missing (listed in feature_spec.json targets)");
     TargetModel m{target, model::Forest::load(file)};
+    // The model file and the spec must describe the same columns: a feature removed from or
+    // added to feature_names would shift every later column.
+    const int declared = m.forest.declared_features();
+    if (declared > 0 && declared != int(mapping.size()))
+      throw StorageError(file.string() + ": the model was trained on " + std::to_string(declared) +
+                         " features but feature_spec.json lists " + std::to_string(mapping.size()) +
+                         " (feature_names)");
     if (m.forest.num_features() > int(mapping.size()))
       throw StorageError(file.string() + ": reads feature " +
                          std::to_string(m.forest.num_features() - 1) +

@@ -40,5 +40,13 @@ TEST_F(OutputCli, EveryVerbFailsWhenStdoutIsFull) {
   }
 }
 
+// An unknown verb is named, with the verbs there are, as a usage error.
+TEST(UsageCli, AnUnknownVerbIsNamed) {
+  CliResult r = run_cli({"trian", "--db", "x.sqlite"}, true);
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_NE(r.out.find("unknown verb 'trian'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("train"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace kselect::testing

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+
+#include "core/error.h"
+
 #include "../model/synthetic.h"
 #include "../model/train_fixture.h"
 #include "model/blend.h"
@@ -41,6 +46,45 @@ TEST(Scorer, LoadsTheScorerOfTheModelsObjective) {
   EXPECT_EQ(blend->spec().objective, model::Objective::kBlend);
   EXPECT_EQ(blend->num_trees(), forest->num_trees() + near->num_trees());
   EXPECT_EQ(blend->engine().all_features(), forest->engine().all_features());
+}
+
+// A blend that names itself (or another blend) as a member is refused before that member loads:
+// loading never recurses, whether the member is written relative or absolute.
+TEST(Scorer, ABlendNamingABlendAsAMemberIsRefusedWithoutRecursing) {
+  const auto regression = trained("scorer_cycle_regression", model::Objective::kRegression);
+  const auto efficiency = trained("scorer_cycle_efficiency", model::Objective::kEfficiency);
+  const auto blend_dir = kselect::testing::scratch_dir("scorer_cycle_blend");
+  model::FeatureSpec spec =
+      model::write_blend(blend_dir, {{regression.out_dir, 1.0}, {efficiency.out_dir, 1.0}});
+  for (const std::string self : {std::string("."), std::filesystem::absolute(blend_dir).string()}) {
+    spec.blend[1].model = self;
+    spec.save(blend_dir);
+    try {
+      load_scorer(blend_dir, fixed_hardware(), {});
+      ADD_FAILURE() << "a blend with member " << self << " loaded";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("predicts no speeds"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// A model file trained on more features than its spec lists (a feature name removed) is refused
+// naming both counts, not read with shifted columns.
+TEST(Scorer, AModelWhoseSpecListsFewerFeaturesIsRefused) {
+  const auto regression = trained("scorer_short_spec", model::Objective::kRegression);
+  model::FeatureSpec spec = model::FeatureSpec::load(regression.out_dir);
+  const std::string removed = spec.features.back();
+  spec.features.pop_back();
+  spec.categorical.erase(std::remove(spec.categorical.begin(), spec.categorical.end(), removed),
+                         spec.categorical.end());
+  spec.priors.clear();
+  spec.save(regression.out_dir);
+  try {
+    load_scorer(regression.out_dir, fixed_hardware(), {});
+    FAIL() << "a spec with a feature removed loaded";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("feature_spec.json lists"), std::string::npos) << e.what();
+  }
 }
 
 // Scores come in input order, as the detailed scores do: the Ranker sorts.
