@@ -385,6 +385,7 @@ nlohmann::json SweepSummary::to_json() const {
           {"problems_without_kernels", problems_without_kernels},
           {"pairs", pairs},
           {"written", written},
+          {"discarded", discarded},
           {"skipped", skipped},
           {"invalid", invalid},
           {"elapsed_s", elapsed_s},
@@ -490,8 +491,10 @@ SweepSummary run_sweep(const Operation& op, const std::vector<std::string>& prob
     auto rows = measure_problem(op, problem, pending, s);
     double load1 = load_average_1min(), other = meter.lap();
     for (auto& row : rows) row.load1 = load1, row.other_cpu = other, row.run_id = summary.run_id;
-    summary.written +=
+    const long added =
         store.write_problem(summary.run_id, key, op_name, problem, rows, kernel_config);
+    summary.written += added;
+    summary.discarded += long(rows.size()) - added;
     summary.invalid +=
         long(std::count_if(rows.begin(), rows.end(), [](auto& r) { return !r.valid; }));
     finished_pairs += long(pending.size());

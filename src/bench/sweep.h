@@ -87,6 +87,9 @@ struct SweepSummary {
   long problems_in_shard = 0;
   long pairs = 0;                              // (problem, kernel) pairs in this shard
   long written = 0, skipped = 0, invalid = 0;  // skipped: already in the store
+  // Measured here but not written: another process (a second sweep of the same database)
+  // stored the same (problem, kernel, settings) first, and its row is kept.
+  long discarded = 0;
   long problems_without_kernels = 0;
   double elapsed_s = 0;
   double measurements_per_s = 0;  // written / elapsed

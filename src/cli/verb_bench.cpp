@@ -29,6 +29,10 @@ struct Args {
 void print_summary(const bench::SweepSummary& s, const std::string& db) {
   std::cout << "kselect bench: " << s.written << " measurements written to " << db << " ("
             << s.invalid << " invalid), " << s.skipped << " skipped as already done; "
+            << (s.discarded > 0 ? std::to_string(s.discarded) +
+                                      " measured but discarded (another process wrote them "
+                                      "first); "
+                                : std::string())
             << s.problems_in_shard << " of " << s.problems << " problems in this shard, " << s.pairs
             << " pairs; " << s.elapsed_s << " s, " << s.measurements_per_s << " measurements/s"
             << (s.busy ? "; machine was BUSY" : "") << (s.interrupted ? "; INTERRUPTED" : "")

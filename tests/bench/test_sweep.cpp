@@ -6,6 +6,7 @@
 #include <chrono>
 #include <map>
 #include <sstream>
+#include <thread>
 
 #include "../data/temp_dir.h"
 #include "bench/fingerprint.h"
@@ -124,6 +125,31 @@ TEST(Sweep, WithoutVerifyWrongKernelsAreNotChecked) {
   EXPECT_FALSE(rows["wrong"].verified);
   EXPECT_FALSE(rows["big_only"].valid);
   EXPECT_EQ(rows["big_only"].reason, "size below 10");
+}
+
+// Two sweeps of one database at once: each pair is stored once, and what each reports as
+// written adds up to what is stored; the rest of what they measured is reported discarded.
+TEST(Sweep, ConcurrentSweepsReportOnlyWhatTheyWrote) {
+  FakeOperation op;
+  TempDir dir;
+  const std::string path = dir.file("shared.sqlite");
+  { data::Store create(path); }
+  const std::vector<std::string> problems = {"size=300,dtype=a", "size=200,dtype=a",
+                                             "size=100,dtype=a"};
+  SweepSummary a, b;
+  auto sweep = [&](SweepSummary& out) {
+    data::Store store(path);
+    std::ostringstream log;
+    out = run_sweep(op, problems, store, quick(), log);
+  };
+  std::thread first(sweep, std::ref(a)), second(sweep, std::ref(b));
+  first.join();
+  second.join();
+  data::Store store(path);
+  const long stored = long(store.read_measurements().size());
+  EXPECT_EQ(stored, 15);  // 5 kernels of dtype a per problem
+  EXPECT_EQ(a.written + b.written, stored);
+  EXPECT_EQ(a.written + a.discarded + a.skipped + b.written + b.discarded + b.skipped, 2 * stored);
 }
 
 TEST(Sweep, WritesOncePerPairAndResumes) {
