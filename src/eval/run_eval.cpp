@@ -273,6 +273,10 @@ bool use_out_of_fold(const EvalJob& job, const std::vector<std::string>& paths) 
 
 EvalOutcome run_eval(const EvalJob& job) {
   auto spec = load_spec(job.model_dir);
+  // As predict: a model is evaluated as the op it was trained for, which --op may only repeat.
+  if (spec && !job.op.empty() && job.op != spec->op)
+    throw InputError(job.model_dir, 0, "op",
+                     "the model is for '" + spec->op + "', not '" + job.op + "'");
   const Operation& op = !job.op.empty() ? find_operation(job.op)
                         : spec          ? find_operation(spec->op)
                                         : default_operation();

@@ -1,6 +1,8 @@
 // kselect eval and kselect compare end to end: a store and an out-of-fold file written here,
 // reports compared with the exit codes of docs/cli.md.
 #include <gtest/gtest.h>
+
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "../data/temp_dir.h"
@@ -95,6 +97,16 @@ TEST_F(EvalCli, BadInputsExitThree) {
   EXPECT_NE(r.out.find("not out-of-fold predictions for this database"), std::string::npos);
   EXPECT_EQ(run_cli({"eval", "--db", db_, "--oof-file", oof_, "--target", "gflops"}).code,
             kExitInput);
+  // A model is evaluated as the op it was trained for, as predict requires.
+  std::filesystem::create_directories(dir_.file("generic_model"));
+  write_bytes(dir_.file("generic_model/feature_spec.json"),
+              R"({"format_version": 1, "op": "generic", "dtype": "fp32",)"
+              R"( "feature_names": ["d_log_flops"], "targets": ["latency"]})");
+  auto wrong_op =
+      run_cli({"eval", "--db", db_, "--model", dir_.file("generic_model"), "--op", "gemm"}, true);
+  EXPECT_EQ(wrong_op.code, kExitInput);
+  EXPECT_NE(wrong_op.out.find("the model is for 'generic', not 'gemm'"), std::string::npos)
+      << wrong_op.out;
 }
 
 TEST_F(EvalCli, CompareAcceptsRejectsAndFailsOnBadReports) {
