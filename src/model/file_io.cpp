@@ -82,7 +82,7 @@ nlohmann::json read_json(const std::filesystem::path& path) {
   std::string text = read_file(path);
   try {
     return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number out of range
     throw StorageError(path.string() + ": not valid JSON (" + e.what() + ")");
   }
 }

@@ -67,6 +67,8 @@ TEST(FeatureSpec, MissingNewerOrMalformedSpecsAreStorageErrors) {
   std::filesystem::create_directories(dir);
   write_file(dir / "feature_spec.json", "{\"op\": 3");
   EXPECT_THROW(FeatureSpec::load(dir), StorageError);
+  write_file(dir / "feature_spec.json", "{\"op\": 5.4E6165}");  // a number JSON cannot hold
+  EXPECT_THROW(FeatureSpec::load(dir), StorageError);
   write_file(dir / "feature_spec.json", R"({"format_version": 1, "op": "gemm"})");
   EXPECT_THROW(FeatureSpec::load(dir), StorageError);
   nlohmann::json newer = sample_spec();

@@ -1,0 +1,71 @@
+// libFuzzer target for the model loader; seeds in fuzz/corpus/model-loader/. The first byte
+// picks what the rest is: 0 an XGBoost JSON model (compiled into a forest, then predicting one
+// row), 1 a feature_spec.json (loaded and validated as a model directory's), 2 a model file
+// read from disk as gzip or plain JSON. The loader may refuse input only with StorageError or
+// InputError; any other exception, crash, leak or undefined behaviour is a finding.
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "model/feature_spec.h"
+#include "model/forest.h"
+
+namespace {
+
+// A scratch directory of this process, made once.
+const std::filesystem::path& scratch() {
+  static const std::filesystem::path dir = [] {
+    auto path = std::filesystem::temp_directory_path() /
+                ("kselect-fuzz-model-" + std::to_string(getpid()));
+    std::filesystem::create_directories(path);
+    return path;
+  }();
+  return dir;
+}
+
+void write(const std::filesystem::path& path, const uint8_t* data, size_t size) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(data), std::streamsize(size));
+}
+
+// Every output of one row of NaNs and one of ones: the traversal reads every node it reaches.
+void predict(const kselect::model::Forest& forest) {
+  if (forest.num_features() > 1 << 16) return;
+  const size_t width = size_t(std::max(forest.num_features(), 1));
+  std::vector<float> rows(2 * width, 1.0f);
+  for (size_t i = 0; i < width; ++i) rows[i] = NAN;
+  std::vector<float> out(2 * forest.num_outputs());
+  forest.predict_margins(rows.data(), 2, width, out.data());
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const int mode = data[0] % 3;
+  ++data, --size;
+  try {
+    if (mode == 0) {
+      auto json = nlohmann::json::parse(data, data + size, nullptr, false);
+      if (json.is_discarded()) return 0;
+      predict(kselect::model::Forest::from_xgboost_json(json, "fuzz.json"));
+    } else if (mode == 1) {
+      write(scratch() / "feature_spec.json", data, size);
+      (void)kselect::model::FeatureSpec::load(scratch());
+    } else {
+      write(scratch() / "model.json.gz", data, size);
+      predict(kselect::model::Forest::load(scratch() / "model.json.gz"));
+    }
+  } catch (const kselect::StorageError&) {
+  } catch (const kselect::InputError&) {
+  }
+  return 0;
+}
