@@ -79,6 +79,33 @@ class ImportDriver : public ::testing::Test {
   std::string db_ = dir_.file("store.sqlite");
 };
 
+// "Not the format" is one rule for every importer: no record taken from the file (empty, or
+// every line skipped), or none among the first 1000, is an InputError naming the format and
+// the first skipped line, and nothing is written; a file with one usable record among skipped
+// lines imports it.
+TEST_F(ImportDriver, AFileWithNoRecordOfTheFormatIsRefused) {
+  auto refused = [&](const std::string& file, const char* says) {
+    try {
+      import_file(file, kLines, db_, quiet());
+      ADD_FAILURE() << file << " imported";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("is it a test-lines file?"), std::string::npos);
+    }
+  };
+  refused(write("empty.txt", ""), "no test-lines record in the file");
+  refused(write("all_skipped.txt", "skip not a record\nskip nor this\n"),
+          "in all 2 records (first: ");
+  std::string many;
+  for (int i = 0; i < 1000; ++i) many += "skip header noise\n";
+  refused(write("late.txt", many + "p=1|k1|1.0\n"), "among the first 1000 records");
+  EXPECT_FALSE(std::filesystem::exists(db_));
+  ImportSummary s =
+      import_file(write("mixed.txt", "skip noise\np=1|k1|1.0\n"), kLines, db_, quiet());
+  EXPECT_EQ(s.added, 1);
+  EXPECT_EQ(s.skipped, 1);
+}
+
 TEST_F(ImportDriver, DuplicatesAreMergedByTheMedianWithAllTimesKept) {
   std::string file = write("a.txt",
                            "m=1|k1|1.0\n"
