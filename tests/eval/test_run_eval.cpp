@@ -125,6 +125,34 @@ TEST_F(RunEval, HeldOutRanksEveryValidKernelWithTheModel) {
   EXPECT_GT(out.report.efficiency.mean, 0.9);
 }
 
+// A held-out database with no problem the model can be judged on (every row invalid) is an
+// error naming the counts, not a report of zeros.
+TEST_F(RunEval, AnEvaluationOverNoProblemIsAnError) {
+  kselect::testing::TempDir dir;
+  const std::string path = dir.file("invalid.sqlite");
+  {
+    data::Store store(path);
+    long run = store.begin_run("gemm", {{"cpu_model", "test"}}, {{"threads", 2}}, "k", 0);
+    std::vector<data::Measurement> invalid = rows();
+    invalid.resize(10);
+    for (auto& r : invalid) r.valid = false, r.reason = "does not fit";
+    store.write_problem(run, "k", "gemm", invalid.front().problem, invalid,
+                        [](const std::string& k) {
+                          return nlohmann::json{{"name", k}};
+                        });
+    store.finish_run(run, 0, false, "finished");
+  }
+  EvalJob j = job(Protocol::kHeldOut);
+  j.db = path;
+  try {
+    run_eval(j);
+    FAIL() << "evaluated no problem without an error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no problem could be evaluated"), std::string::npos)
+        << e.what();
+  }
+}
+
 // The same database as its own replicate: its winners score 100% there and the picks score
 // what they score on the database itself. A replicate that does not exist is an error.
 TEST_F(RunEval, ReplicateAddsTheSecondSweepBaselines) {
