@@ -36,9 +36,9 @@ struct ListedOptions {
   double tie_band = 0.02;
 };
 
-// Measurements of op "generic" (imported listed-only data), each problem's listed kernels;
-// `kernel_configs` as stored (Store::kernel_configs). Throws InputError for unusable data
-// (no generic rows, fewer geometries than folds).
+// Measurements of the imported-data operation (imported_data_operation(): listed-only data),
+// each problem's listed kernels; `kernel_configs` as stored (Store::kernel_configs). Throws
+// InputError for unusable data (no imported rows, fewer geometries than folds).
 ListedReport evaluate_listed(const std::vector<data::Measurement>& rows,
                              const std::map<std::string, nlohmann::json>& kernel_configs,
                              const ListedOptions& options);
