@@ -1,7 +1,8 @@
 // libFuzzer target for the model loader; seeds in fuzz/corpus/model-loader/. The first byte
 // picks what the rest is: 0 an XGBoost JSON model (compiled into a forest, then predicting one
 // row), 1 a feature_spec.json (loaded and validated as a model directory's), 2 a model file
-// read from disk as gzip or plain JSON. The loader may refuse input only with StorageError or
+// read from disk as gzip or plain JSON, 3 a LightGBM text model (parsed, then predicting a row
+// of NaNs and a row of ones). The loader may refuse input only with StorageError or
 // InputError; any other exception, crash, leak or undefined behaviour is a finding.
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,14 +19,15 @@
 #include "core/error.h"
 #include "model/feature_spec.h"
 #include "model/forest.h"
+#include "model/lightgbm.h"
 
 namespace {
 
 // A scratch directory of this process, made once.
 const std::filesystem::path& scratch() {
   static const std::filesystem::path dir = [] {
-    auto path = std::filesystem::temp_directory_path() /
-                ("kselect-fuzz-model-" + std::to_string(getpid()));
+    auto path =
+        std::filesystem::temp_directory_path() / ("kselect-fuzz-model-" + std::to_string(getpid()));
     std::filesystem::create_directories(path);
     return path;
   }();
@@ -50,7 +53,7 @@ void predict(const kselect::model::Forest& forest) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  const int mode = data[0] % 3;
+  const int mode = data[0] % 4;
   ++data, --size;
   try {
     if (mode == 0) {
@@ -60,9 +63,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     } else if (mode == 1) {
       write(scratch() / "feature_spec.json", data, size);
       (void)kselect::model::FeatureSpec::load(scratch());
-    } else {
+    } else if (mode == 2) {
       write(scratch() / "model.json.gz", data, size);
       predict(kselect::model::Forest::load(scratch() / "model.json.gz"));
+    } else {
+      const auto model = kselect::model::LightGbmModel::parse(
+          std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.txt");
+      if (model.num_features() > 1 << 16) return 0;
+      std::vector<double> row(model.num_features(), NAN);
+      std::vector<double> out(size_t(std::max(model.num_class(), 1)));
+      model.predict(row.data(), out.data());
+      std::fill(row.begin(), row.end(), 1.0);
+      model.predict(row.data(), out.data());
     }
   } catch (const kselect::StorageError&) {
   } catch (const kselect::InputError&) {

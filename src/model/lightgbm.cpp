@@ -225,6 +225,10 @@ LightGbmTree parse_tree(const Parser& p, const std::vector<Line>& lines, std::si
     return values;
   };
   t.leaf_value = sized("leaf_value", num_leaves, std::vector<double>{});
+  // A linear tree's leaves are linear models of the row, which this evaluator does not compute:
+  // refused rather than predicted from the leaves' constants alone.
+  if (auto it = fields.find("is_linear"); it != fields.end() && it->second.value != "0")
+    p.fail(it->second.line, context, "linear trees (is_linear=1) are not supported");
   if (auto it = fields.find("shrinkage"); it != fields.end()) {
     t.shrinkage = p.number<double>(it->second.value, it->second.line, context, "shrinkage");
   }

@@ -287,6 +287,13 @@ TEST(LightGbmModel, ArraysOfTheWrongLengthNameTheTreeAndField) {
                        {"tree_sizes lists 2 trees, the file has 3"}, "tree count");
 }
 
+// Linear trees' leaves are models of the row: refused, not predicted from their constants.
+TEST(LightGbmModel, LinearTreesAreRefused) {
+  const std::string text = stump_model("regression", 1, 2);
+  expect_storage_error(replace_once(text, "is_linear=0", "is_linear=1"),
+                       {"Tree=0", "linear trees (is_linear=1) are not supported"}, "linear");
+}
+
 TEST(LightGbmModel, OutOfRangeIndicesAreStorageErrors) {
   const std::string text = stump_model("regression", 1, 2);
   expect_storage_error(replace_once(text, "split_feature=1", "split_feature=2"),
