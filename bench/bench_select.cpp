@@ -3,11 +3,16 @@
 // here once on synthetic data (bench/synthetic_gemm.h), which takes about a minute.
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
+#include "model/feature_spec.h"
+#include "model/file_io.h"
+#include "model/forest.h"
 #include "model/train.h"
+#include "model/xgboost.h"
 #include "ops/gemm/rule_sets.h"
 #include "select/ranker.h"
 #include "synthetic_gemm.h"
@@ -139,6 +144,73 @@ void BM_ExtractFeatures(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ExtractFeatures)->Unit(benchmark::kMicrosecond);
+
+// ---- The forest against XGBoost's own predictor, on the same rows --------------------------
+// The ordering model's rows for kProblem in the model's own column order, as XGBoost reads them.
+struct ModelRows {
+  std::vector<float> values;
+  std::size_t rows = 0, cols = 0;
+};
+
+const ModelRows& model_rows() {
+  static const ModelRows out = [] {
+    const auto& engine = ranker().engine();
+    const auto spec = model::FeatureSpec::load(model_dir());
+    std::vector<int> columns = engine.columns_of(spec.features, "bench");
+    auto kernel_names = names(candidates());
+    auto block = engine.prepare(kernel_names);
+    ModelRows m;
+    m.rows = kernel_names.size(), m.cols = columns.size();
+    m.values.resize(m.rows * m.cols);
+    engine.extract_rows(kProblem, *block, columns, m.values.data());
+    return m;
+  }();
+  return out;
+}
+
+std::filesystem::path ordering_model_file() {
+  return model::model_file(model_dir(), model::FeatureSpec::load(model_dir()).targets.front());
+}
+
+// Arg: rows (0 = every fp32/rcr candidate of `full`). Margins without the prior's start
+// margin on both sides (XGBoost without base_margin).
+std::size_t bench_rows(const benchmark::State& state) {
+  return state.range(0) > 0 ? std::size_t(state.range(0)) : model_rows().rows;
+}
+
+void BM_ForestMargins(benchmark::State& state) {
+  const auto forest = model::Forest::load(ordering_model_file());
+  const auto& m = model_rows();
+  const std::size_t n = bench_rows(state);
+  std::vector<float> out(n);
+  for (auto _ : state) {
+    forest.predict(m.values.data(), n, m.cols, out.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["rows"] = double(n);
+  state.counters["trees"] = double(forest.num_trees());
+}
+BENCHMARK(BM_ForestMargins)->Arg(300)->Arg(0)->Unit(benchmark::kMicrosecond);
+
+// XGBoosterPredictFromDense, one thread; checks its margins against the forest's (1e-5).
+void BM_XGBoostPredictFromDense(benchmark::State& state) {
+  model::xgb::Booster booster;
+  booster.load(model::read_file(ordering_model_file()));
+  booster.set_param("nthread", "1");
+  const auto forest = model::Forest::load(ordering_model_file());
+  const auto& m = model_rows();
+  const std::size_t n = bench_rows(state);
+  std::vector<float> ours(n);
+  forest.predict(m.values.data(), n, m.cols, ours.data());
+  auto theirs = booster.predict_dense(m.values.data(), n, m.cols, 1, true);
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::abs(theirs[i] - ours[i]) > 1e-5 * std::max(1.0f, std::abs(theirs[i])))
+      return state.SkipWithError("the forest's margins differ from XGBoost's");
+  for (auto _ : state)
+    benchmark::DoNotOptimize(booster.predict_dense(m.values.data(), n, m.cols, 1, true));
+  state.counters["rows"] = double(n);
+}
+BENCHMARK(BM_XGBoostPredictFromDense)->Arg(300)->Arg(0)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "core/error.h"
 #include "model/file_io.h"
+#include "model/lightgbm.h"
 
 namespace kselect::model {
 
@@ -36,7 +38,18 @@ bool softmax_link(const std::string& objective) {
 }  // namespace
 
 Forest Forest::load(const std::filesystem::path& file) {
-  return from_xgboost_json(read_json(file), file.string());
+  const std::string text = read_file(file);
+  if (text.rfind("tree\n", 0) == 0 || text.rfind("tree\r\n", 0) == 0)
+    return from_lightgbm(LightGbmModel::parse(text, file.string()), file.string());
+  nlohmann::json model;
+  try {
+    model = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw StorageError(file.string() +
+                       ": neither an XGBoost JSON model nor a LightGBM text model (" + e.what() +
+                       ")");
+  }
+  return from_xgboost_json(model, file.string());
 }
 
 Forest Forest::from_xgboost_json(const nlohmann::json& model, const std::string& source) {
@@ -63,10 +76,7 @@ Forest Forest::from_xgboost_json(const nlohmann::json& model, const std::string&
     const auto& model_json = require(booster, "model", source);
     for (const auto& tree : require(model_json, "trees", source)) f.append_tree(tree, source);
     f.read_tree_groups(model_json, source);
-    if (f.declared_features_ > 0 && f.num_features_ > f.declared_features_)
-      throw StorageError(source + ": a split reads input " + std::to_string(f.num_features_ - 1) +
-                         " of the " + std::to_string(f.declared_features_) +
-                         " the model declares (num_feature)");
+    f.finish_loading(source);
   } catch (const nlohmann::json::exception& e) {
     throw StorageError(source + ": malformed XGBoost model (" + e.what() + ")");
   } catch (const std::logic_error& e) {  // std::stof on a bad base_score
@@ -90,29 +100,50 @@ void Forest::append_tree(const nlohmann::json& tree, const std::string& source) 
   // Re-number breadth first so that the two children of a node are adjacent.
   const std::int32_t base = std::int32_t(nodes_.size());
   std::vector<std::int64_t> order = {0};
+  std::vector<std::uint8_t> depth = {0};
   nodes_.push_back({});
+  leaf_values_.push_back(0);
+  std::uint8_t deepest = 0;
   for (size_t next = 0; next < order.size(); ++next) {
     std::int64_t old = order[next];
     if (old < 0 || size_t(old) >= n || order.size() > n)
       throw StorageError(source + ": tree node index out of range");
-    Node& node = nodes_[base + next];
-    node.value = cond[old].get<float>();
+    const std::int32_t at = std::int32_t(base + next);
     std::int64_t l = left[old].get<std::int64_t>();
-    if (l < 0) {  // a leaf points at itself
-      node.left = std::int32_t(base + next);
-      node.feature = kLeaf;
+    if (l < 0) {
+      set_leaf(at, cond[old].get<float>());
       continue;
     }
     std::uint32_t feature = index[old].get<std::uint32_t>();
-    if (feature >= kLeaf) throw StorageError(source + ": split index out of range");
+    if (feature > kIndexMask) throw StorageError(source + ": split index out of range");
+    if (depth[next] >= kMaxDepth)
+      throw StorageError(source + ": a tree deeper than " + std::to_string(kMaxDepth) + " splits");
     num_features_ = std::max(num_features_, int(feature) + 1);
-    node.feature = feature | (truthy(dleft[old]) ? kDefaultLeft : 0u);
-    node.left = std::int32_t(base + order.size());
+    nodes_[at] = {feature | (truthy(dleft[old]) ? kDefaultLeft : 0u), cond[old].get<float>(),
+                  std::int32_t(base + order.size())};
     order.push_back(l);
     order.push_back(right[old].get<std::int64_t>());
+    depth.push_back(std::uint8_t(depth[next] + 1));
+    depth.push_back(std::uint8_t(depth[next] + 1));
+    deepest = std::max(deepest, std::uint8_t(depth[next] + 1));
     nodes_.resize(base + order.size());
+    leaf_values_.resize(nodes_.size());
   }
   roots_.push_back(base);
+  depths_.push_back(deepest);
+}
+
+void Forest::set_leaf(std::int32_t at, double value) {
+  nodes_[at] = {kLeaf, std::numeric_limits<float>::quiet_NaN(), at - 1};
+  leaf_values_[at] = value;
+}
+
+// Checks shared by every format once the trees are in.
+void Forest::finish_loading(const std::string& source) {
+  if (declared_features_ > 0 && num_features_ > declared_features_)
+    throw StorageError(source + ": a split reads input " + std::to_string(num_features_ - 1) +
+                       " of the " + std::to_string(declared_features_) +
+                       " the model declares (num_feature)");
 }
 
 // tree_info names each tree's output group (its class); one-output models have all zeros.
@@ -164,7 +195,7 @@ void Forest::remap_features(const std::vector<int>& mapping) {
   int widest = 0;
   for (Node& node : nodes_) {
     if (node.feature & kLeaf) continue;
-    std::uint32_t flag = node.feature & kDefaultLeft;
+    std::uint32_t flag = node.feature & ~kIndexMask;
     int column = mapping[node.feature & kIndexMask];
     widest = std::max(widest, column + 1);
     node.feature = std::uint32_t(column) | flag;
@@ -191,12 +222,14 @@ void Forest::walk_lanes(std::size_t tree, const float* const* rows, float* out) 
       const Node* node = at[l];
       if (node->feature & kLeaf) continue;
       float x = rows[l][node->feature & kIndexMask];
-      bool go_right = std::isnan(x) ? !(node->feature & kDefaultLeft) : !(x < node->value);
+      bool go_right = (node->feature & kSpecial) ? special_goes_right(*node, x)
+                      : std::isnan(x)            ? !(node->feature & kDefaultLeft)
+                                                 : !(x < node->value);
       at[l] = nodes + node->left + go_right;
       moving = true;
     }
   }
-  for (int l = 0; l < kLanes; ++l) out[l] += at[l]->value;
+  for (int l = 0; l < kLanes; ++l) out[l] += float(leaf_values_[std::size_t(at[l] - nodes)]);
 }
 
 void Forest::accumulate(const float* const* rows, std::size_t n, std::size_t first,

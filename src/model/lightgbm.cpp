@@ -29,33 +29,18 @@ bool is_zero(double x) {
   return x >= -kZeroThreshold && x <= kZeroThreshold;
 }
 
-// Tree::NumericalDecision: NaN is zero unless the node's missing type is NaN; missing values
-// (zero for type Zero, NaN for type NaN) take the default direction; otherwise `x <= thr`.
 int numerical_next(const LightGbmTree& t, int node, double x) {
-  const std::int8_t dt = t.decision_type[node];
-  const int missing = missing_type(dt);
-  if (std::isnan(x) && missing != kMissingNaN) x = 0.0;
-  if ((missing == kMissingZero && is_zero(x)) || (missing == kMissingNaN && std::isnan(x))) {
-    return (dt & kDefaultLeftMask) ? t.left_child[node] : t.right_child[node];
-  }
-  return x <= t.threshold[node] ? t.left_child[node] : t.right_child[node];
+  return lightgbm_numerical_left(t.decision_type[node], t.threshold[node], x) ? t.left_child[node]
+                                                                              : t.right_child[node];
 }
 
-// Tree::CategoricalDecision: the value becomes a category by truncation toward zero (so -0.5
-// is category 0); NaN, negative categories and categories past the bitset go right.
 int categorical_next(const LightGbmTree& t, int node, double x) {
-  if (std::isnan(x)) return t.right_child[node];
-  // static_cast<int> is undefined outside int's range; any such value is past every bitset
-  // (or negative) and so goes right, which is what LightGBM does on x86 in practice too.
-  if (!(x > -1.0 && x < 2147483648.0)) return t.right_child[node];
-  const auto category = static_cast<std::uint32_t>(static_cast<int>(x));
   const int bitset = static_cast<int>(t.threshold[node]);
   const auto begin = static_cast<std::size_t>(t.cat_boundaries[bitset]);
   const auto words = static_cast<std::size_t>(t.cat_boundaries[bitset + 1]) - begin;
-  const std::size_t word = category / 32;
-  if (word >= words) return t.right_child[node];
-  const bool in_set = (t.cat_threshold[begin + word] >> (category % 32)) & 1u;
-  return in_set ? t.left_child[node] : t.right_child[node];
+  return lightgbm_categorical_left({t.cat_threshold.data() + begin, words}, x)
+             ? t.left_child[node]
+             : t.right_child[node];
 }
 
 // ---- parsing -----------------------------------------------------------------------------
@@ -320,6 +305,32 @@ bool starts_with(std::string_view s, std::string_view prefix) {
 
 }  // namespace
 
+// Tree::NumericalDecision: NaN is zero unless the node's missing type is NaN; missing values
+// (zero for type Zero, NaN for type NaN) take the default direction; otherwise `x <= thr`.
+bool lightgbm_numerical_left(std::int8_t decision_type, double threshold, double x) {
+  const int missing = missing_type(decision_type);
+  if (std::isnan(x) && missing != kMissingNaN) x = 0.0;
+  if ((missing == kMissingZero && is_zero(x)) || (missing == kMissingNaN && std::isnan(x)))
+    return (decision_type & kDefaultLeftMask) != 0;
+  return x <= threshold;
+}
+
+// Tree::CategoricalDecision: the value becomes a category by truncation toward zero (so -0.5
+// is category 0); NaN, negative categories and categories past the bitset go right.
+bool lightgbm_categorical_left(std::span<const std::uint32_t> bitset, double x) {
+  if (std::isnan(x)) return false;
+  // static_cast<int> is undefined outside int's range; any such value is past every bitset
+  // (or negative) and so goes right, which is what LightGBM does on x86 in practice too.
+  if (!(x > -1.0 && x < 2147483648.0)) return false;
+  const auto category = static_cast<std::uint32_t>(static_cast<int>(x));
+  const std::size_t word = category / 32;
+  return word < bitset.size() && ((bitset[word] >> (category % 32)) & 1u);
+}
+
+double lightgbm_input(double x) {
+  return is_zero(x) ? 0.0 : x;
+}
+
 double LightGbmTree::predict(const double* row) const {
   if (num_leaves == 1) return leaf_value[0];
   int node = 0;
@@ -424,9 +435,7 @@ void LightGbmModel::predict_raw(const double* row, double* out) const {
   // LightGBM's predictor drops |x| <= kZeroThreshold from its sparse input, so such values
   // reach the trees as exactly 0.0; NaN is kept.
   std::vector<double> clean(row, row + n);
-  for (double& x : clean) {
-    if (is_zero(x)) x = 0.0;
-  }
+  for (double& x : clean) x = lightgbm_input(x);
   const auto k = static_cast<std::size_t>(num_tree_per_iteration_);
   for (std::size_t c = 0; c < k; ++c) out[c] = 0.0;
   // GBDT::PredictRaw: tree i adds to class i % k, in file order, in double.

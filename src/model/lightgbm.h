@@ -8,6 +8,7 @@
 // or an out-of-bounds read during prediction.
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +44,21 @@ struct LightGbmTree {
   // The leaf value this tree gives `row` (num_features values, NaN for missing).
   double predict(const double* row) const;
 };
+
+// LightGBM's decisions, shared by LightGbmTree and the compiled forest (model/forest.h).
+// The input as LightGBM's predictor hands it to the trees: |x| <= kZeroThreshold (1e-35f) is 0.
+double lightgbm_input(double x);
+// Tree::NumericalDecision on an input already through lightgbm_input: true goes left.
+bool lightgbm_numerical_left(std::int8_t decision_type, double threshold, double x);
+// Tree::CategoricalDecision: true when x's category is in `bitset` (goes left).
+bool lightgbm_categorical_left(std::span<const std::uint32_t> bitset, double x);
+// decision_type bits.
+constexpr std::int8_t kLightGbmCategorical = 1;
+constexpr std::int8_t kLightGbmDefaultLeft = 2;
+// The missing type of a decision_type: 0 none, 1 zero, 2 NaN.
+constexpr int lightgbm_missing_type(std::int8_t decision_type) {
+  return (decision_type >> 2) & 3;
+}
 
 class LightGbmModel {
  public:

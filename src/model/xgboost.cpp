@@ -1,5 +1,7 @@
 #include "model/xgboost.h"
 
+#include <cstdint>
+
 #include <xgboost/c_api.h>
 
 #include <limits>
@@ -90,6 +92,27 @@ std::vector<float> Booster::predict(const Matrix& data, int tree_end, bool margi
   bst_ulong n = 1;
   for (bst_ulong i = 0; i < dim; ++i) n *= shape[i];
   return std::vector<float>(result, result + n);
+}
+
+std::vector<float> Booster::predict_dense(const float* rows, std::size_t n, std::size_t cols,
+                                          int threads, bool margin) const {
+  // numpy's __array_interface__: the data pointer as an integer, "<f4" little-endian floats.
+  const std::string array = R"({"data": [)" +
+                            std::to_string(reinterpret_cast<std::uintptr_t>(rows)) +
+                            R"(, true], "shape": [)" + std::to_string(n) + ", " +
+                            std::to_string(cols) + R"(], "typestr": "<f4", "version": 3})";
+  const std::string config = R"({"type": )" + std::string(margin ? "1" : "0") +
+                             R"(, "training": false, "iteration_begin": 0, "iteration_end": 0,)" +
+                             R"( "strict_shape": false, "missing": NaN, "cache_id": 0,)" +
+                             R"( "nthread": )" + std::to_string(threads) + "}";
+  const bst_ulong* shape = nullptr;
+  bst_ulong dim = 0;
+  const float* result = nullptr;
+  check(XGBoosterPredictFromDense(handle_, array.c_str(), config.c_str(), nullptr, &shape, &dim,
+                                  &result));
+  bst_ulong count = 1;
+  for (bst_ulong i = 0; i < dim; ++i) count *= shape[i];
+  return std::vector<float>(result, result + count);
 }
 
 int Booster::boosted_rounds() const {

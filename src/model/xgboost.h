@@ -43,6 +43,10 @@ class Booster {
   // Predictions using the trees of rounds [0, tree_end) (0: all rounds); with `margin`, the
   // untransformed margins (n x classes for a multi-class model, row-major).
   std::vector<float> predict(const Matrix& data, int tree_end = 0, bool margin = false) const;
+  // XGBoosterPredictFromDense (in-place prediction, no DMatrix) on `n` dense row-major rows of
+  // `cols` floats, with `threads` threads; margins when `margin`.
+  std::vector<float> predict_dense(const float* rows, std::size_t n, std::size_t cols, int threads,
+                                   bool margin) const;
   int boosted_rounds() const;
   // A new booster holding the trees of rounds [0, rounds): an early-stopped model's best prefix.
   Booster slice(int rounds) const;

@@ -67,9 +67,10 @@ std::unique_ptr<features::KernelBlock> ForestScorer::prepare(
   return engine_->prepare(kernels);
 }
 
-void ForestScorer::predict(const TargetModel& m, std::size_t rows, std::vector<float>& raw) const {
+void ForestScorer::predict(const TargetModel& m, std::size_t rows, std::vector<double>& raw) const {
   raw.resize(rows);
-  m.forest.predict(rows_.data(), rows, all_columns_.size(), raw.data());
+  m.forest.predict_exact(rows_.data(), rows, all_columns_.size(), 0, m.forest.num_trees(),
+                         raw.data());
 }
 
 double ForestScorer::decoded(double margin) const {
@@ -81,51 +82,61 @@ double ForestScorer::speed(double decoded) const {
   return model::predicted_speed(spec().objective, models_[primary_].target, decoded);
 }
 
+namespace {
+// Copies rows given by pointers into one contiguous block (what Forest::predict_exact reads).
+const float* gathered(std::span<const float* const> rows, std::size_t width) {
+  thread_local std::vector<float> block;
+  block.resize(rows.size() * width);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    std::copy(rows[i], rows[i] + width, block.begin() + long(i * width));
+  return block.data();
+}
+}  // namespace
+
 void ForestScorer::ordering_margins(const float* feature_rows, std::size_t n,
                                     std::vector<double>& out) const {
   const TargetModel& m = models_[primary_];
   const double sign = model::score_sign(spec().objective, m.target);
-  thread_local std::vector<float> raw;
+  const std::size_t width = all_columns_.size(), trees = m.forest.num_trees();
   out.resize(n);
-  const std::size_t trees = m.forest.num_trees();
   if (!cascade_.enabled() || n <= cascade_.survivors || trees <= cascade_.prefix_trees) {
-    raw.resize(n);
-    m.forest.predict(feature_rows, n, all_columns_.size(), raw.data());
-    for (std::size_t i = 0; i < n; ++i) out[i] = sign * double(raw[i]);
+    m.forest.predict_exact(feature_rows, n, width, 0, trees, out.data());
+    for (double& v : out) v *= sign;
     return;
   }
-  thread_local std::vector<const float*> rows;
-  rows.resize(n);
-  for (std::size_t i = 0; i < n; ++i) rows[i] = feature_rows + i * all_columns_.size();
-  raw.resize(n);
-  for (std::size_t i = 0; i < n; ++i) raw[i] = m.forest.start_margin(rows[i]);
-  m.forest.accumulate(rows.data(), n, 0, cascade_.prefix_trees, raw.data());
+  // The prefix on every row, the rest on the survivors: each survivor's margin sums the same
+  // leaves in the same order as the whole forest's, so it is the same double.
+  thread_local std::vector<double> partial;
+  partial.resize(n);
+  m.forest.predict_exact(feature_rows, n, width, 0, cascade_.prefix_trees, partial.data());
   thread_local std::vector<std::size_t> order;
   order.resize(n);
   std::iota(order.begin(), order.end(), std::size_t(0));
-  std::nth_element(order.begin(), order.begin() + cascade_.survivors, order.end(),
-                   [&](std::size_t a, std::size_t b) { return sign * raw[a] > sign * raw[b]; });
-  for (std::size_t i = 0; i < n; ++i) out[i] = sign * double(raw[i]) - Cascade::kCutPenalty;
+  std::nth_element(
+      order.begin(), order.begin() + long(cascade_.survivors), order.end(),
+      [&](std::size_t a, std::size_t b) { return sign * partial[a] > sign * partial[b]; });
+  order.resize(cascade_.survivors);
+  std::sort(order.begin(), order.end());  // rows in input order, as the whole forest reads them
   thread_local std::vector<const float*> kept_rows;
-  thread_local std::vector<float> kept_raw;
-  kept_rows.clear(), kept_raw.clear();
-  for (std::size_t j = 0; j < cascade_.survivors; ++j)
-    kept_rows.push_back(rows[order[j]]), kept_raw.push_back(raw[order[j]]);
-  m.forest.accumulate(kept_rows.data(), kept_rows.size(), cascade_.prefix_trees, trees,
-                      kept_raw.data());
-  for (std::size_t j = 0; j < cascade_.survivors; ++j) out[order[j]] = sign * double(kept_raw[j]);
+  thread_local std::vector<double> kept;
+  kept_rows.clear(), kept.clear();
+  for (std::size_t i : order)
+    kept_rows.push_back(feature_rows + i * width), kept.push_back(partial[i]);
+  m.forest.predict_exact(gathered(kept_rows, width), kept.size(), width, cascade_.prefix_trees,
+                         trees, kept.data());
+  for (std::size_t i = 0; i < n; ++i) out[i] = sign * partial[i] - Cascade::kCutPenalty;
+  for (std::size_t j = 0; j < order.size(); ++j) out[order[j]] = sign * kept[j];
 }
 
 void ForestScorer::full_margins(std::span<const float* const> rows,
                                 std::vector<double>& out) const {
   const TargetModel& m = models_[primary_];
   const double sign = model::score_sign(spec().objective, m.target);
-  thread_local std::vector<float> raw;
-  raw.resize(rows.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) raw[i] = m.forest.start_margin(rows[i]);
-  m.forest.accumulate(rows.data(), rows.size(), 0, m.forest.num_trees(), raw.data());
+  const std::size_t width = all_columns_.size();
   out.resize(rows.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) out[i] = sign * double(raw[i]);
+  m.forest.predict_exact(gathered(rows, width), rows.size(), width, 0, m.forest.num_trees(),
+                         out.data());
+  for (double& v : out) v *= sign;
 }
 
 void ForestScorer::score(std::string_view problem, const features::KernelBlock& kernels,
@@ -145,7 +156,7 @@ std::vector<Scored> ForestScorer::scored(std::string_view problem,
   for (std::size_t i = 0; i < names.size(); ++i) out[i].kernel = names[i], out[i].score = scores[i];
   const model::FeatureSpec& s = spec();
   if (s.objective == model::Objective::kRanking) return out;  // ranking scores have no unit
-  std::vector<float> raw;
+  std::vector<double> raw;
   for (std::size_t k = 0; k < models_.size(); ++k) {
     const TargetModel& m = models_[k];
     // Without a cascade the scores are the ordering model's whole margins (signed): reuse them
@@ -154,7 +165,7 @@ std::vector<Scored> ForestScorer::scored(std::string_view problem,
     if (!reuse) predict(m, names.size(), raw);
     const double sign = model::score_sign(s.objective, m.target);
     for (std::size_t i = 0; i < names.size(); ++i) {
-      double margin = reuse ? sign * scores[i] : double(raw[i]);
+      double margin = reuse ? sign * scores[i] : raw[i];
       double value = s.decode(m.target, margin);
       if (int(k) == primary_) out[i].speed = model::predicted_speed(s.objective, m.target, value);
       if (s.objective == model::Objective::kEfficiency) {

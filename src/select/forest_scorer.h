@@ -65,7 +65,7 @@ class ForestScorer final : public Scorer {
   ForestScorer(model::FeatureSpec spec, std::vector<std::string> stale_features,
                std::unique_ptr<features::FeatureEngine> engine);
   void load_targets(const std::filesystem::path& dir);
-  void predict(const TargetModel& m, std::size_t rows, std::vector<float>& raw) const;
+  void predict(const TargetModel& m, std::size_t rows, std::vector<double>& raw) const;
 
   std::unique_ptr<features::FeatureEngine> engine_;
   std::vector<int> all_columns_;     // 0..n-1 over engine_->all_features()

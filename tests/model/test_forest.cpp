@@ -79,6 +79,35 @@ TEST(Forest, MatchesXgboostPredictionsIncludingMissingValues) {
   EXPECT_TRUE(std::isfinite(nan_prediction));
 }
 
+// predict_exact sums the same leaves as predict() in double: equal to float rounding. Rows that
+// share columns (a problem's candidates) resolve those splits once; each row's margin is the
+// same double as when it is scored alone (no resolution), bit for bit.
+TEST(Forest, ExactMarginsMatchAndResolvingSharedColumnsChangesNothing) {
+  Fixture f = make_data(5);
+  std::vector<float> xgb_pred;
+  Forest forest =
+      Forest::from_xgboost_json(nlohmann::json::parse(train_model(f, 40, &xgb_pred)), "m");
+  // Columns 0-3 take row 0's values in every row: the block is "one problem's candidates".
+  for (size_t r = 1; r < f.rows; ++r)
+    for (size_t c = 0; c < 4; ++c) f.x[r * f.cols + c] = f.x[c];
+  const auto floats = forest_predict(forest, f);
+  std::vector<double> block(f.rows);
+  forest.predict_exact(f.x.data(), f.rows, f.cols, 0, forest.num_trees(), block.data());
+  const auto stats = Forest::last_exact_stats();
+  EXPECT_GT(stats.resolved_nodes, 0u) << "splits on the shared columns are resolved";
+  for (size_t r = 0; r < f.rows; ++r) {
+    double alone = 0;
+    forest.predict_exact(&f.x[r * f.cols], 1, f.cols, 0, forest.num_trees(), &alone);
+    ASSERT_EQ(block[r], alone) << "row " << r;
+    ASSERT_NEAR(block[r], floats[r], 1e-5 * std::max(1.0, std::abs(double(floats[r])))) << r;
+  }
+  // A prefix of trees, then the rest, is the whole forest's margin bit for bit.
+  std::vector<double> split(f.rows);
+  forest.predict_exact(f.x.data(), f.rows, f.cols, 0, 7, split.data());
+  forest.predict_exact(f.x.data(), f.rows, f.cols, 7, forest.num_trees(), split.data());
+  EXPECT_EQ(split, block);
+}
+
 TEST(Forest, LoadsGzipCompressedModelsAsIs) {
   Fixture f = make_data(2);
   std::vector<float> expected;

@@ -11,9 +11,11 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "core/error.h"
 #include "model/file_io.h"
+#include "model/forest.h"
 
 namespace kselect::model {
 namespace {
@@ -145,6 +147,137 @@ TEST(LightGbmParity, CkLikeLogTargetModelMatchesLightGbm) {
   SKIP_WITHOUT_FIXTURES();
   EXPECT_LE(max_error_against_lightgbm("log_target_like_ck", "model.txt", "predictions.txt"),
             1e-12);
+}
+
+// ---- The same models compiled into model::Forest ------------------------------------------
+// kselect's feature rows are floats, so the compiled forest must decide as LightGBM does on
+// every float input: checked on the test rows rounded to float, and on rows that put each
+// split's feature at the float threshold and its neighbours (and the zero band, NaN) — against
+// LightGbmModel, itself checked against LightGBM above. Where rounding to float leaves a row
+// unchanged, LightGBM's own prediction is the expectation too.
+struct CompiledParity {
+  std::size_t rows = 0, probes = 0, lightgbm_rows = 0;
+  double worst = 0;
+};
+
+void expect_close(double got, double want, const std::string& what, CompiledParity& p) {
+  const double error = std::fabs(got - want) / std::max(1.0, std::fabs(want));
+  p.worst = std::max(p.worst, error);
+  EXPECT_LE(error, 1e-12) << what << ": compiled " << got << ", expected " << want;
+}
+
+double compiled_margin(const Forest& forest, const std::vector<float>& row) {
+  double out = 0;
+  forest.predict_exact(row.data(), 1, row.size(), 0, forest.num_trees(), &out);
+  return out;
+}
+
+CompiledParity compiled_against_lightgbm(const std::string& fixture, const std::string& model_file,
+                                         const std::string& predictions_file) {
+  const fs::path dir = parity_dir() / fixture;
+  const auto model = LightGbmModel::load(dir / model_file);
+  const Forest forest = Forest::load(dir / model_file);
+  EXPECT_EQ(forest.declared_features(), int(model.num_features()));
+  const Csv csv = read_test_csv(dir / "test.csv");
+  const auto expected = read_predictions(dir / predictions_file);
+  CompiledParity p;
+  auto check = [&](const std::vector<float>& row, const std::string& what) {
+    const std::vector<double> wide(row.begin(), row.end());
+    double want = 0;
+    model.predict_raw(wide.data(), &want);
+    expect_close(compiled_margin(forest, row), want, what, p);
+  };
+  for (std::size_t i = 0; i < csv.rows.size(); ++i) {
+    const std::vector<float> row(csv.rows[i].begin(), csv.rows[i].end());
+    check(row, fixture + " row " + std::to_string(i));
+    ++p.rows;
+    const bool exact = std::equal(
+        row.begin(), row.end(), csv.rows[i].begin(),
+        [](float f, double d) { return (std::isnan(f) && std::isnan(d)) || double(f) == d; });
+    if (exact && i < expected.size()) {
+      expect_close(compiled_margin(forest, row), expected[i],
+                   fixture + " LightGBM row " + std::to_string(i), p);
+      ++p.lightgbm_rows;
+    }
+  }
+  // Every numerical threshold of every tree, probed at the floats around it.
+  std::vector<float> base(csv.rows.front().begin(), csv.rows.front().end());
+  for (const auto& tree : model.trees()) {
+    for (std::size_t node = 0; node < tree.split_feature.size(); ++node) {
+      if (tree.decision_type[node] & kLightGbmCategorical) continue;
+      const auto feature = std::size_t(tree.split_feature[node]);
+      const float near = float(tree.threshold[node]);
+      for (float x : {near, std::nextafter(near, -INFINITY), std::nextafter(near, INFINITY), 0.0f,
+                      -0.0f, 1e-35f, -1e-35f, 2e-35f, NAN}) {
+        std::vector<float> row = base;
+        row[feature] = x;
+        check(row, fixture + " threshold probe on feature " + std::to_string(feature));
+        ++p.probes;
+      }
+    }
+  }
+  std::cout << "[ compiled ] " << fixture << "/" << model_file << ": " << p.rows << " rows ("
+            << p.lightgbm_rows << " float-exact, against LightGBM), " << p.probes
+            << " threshold probes, max relative error " << p.worst << "\n";
+  return p;
+}
+
+TEST(CompiledLightGbm, EveryFixtureDecidesAsLightGbmOnFloatInputs) {
+  SKIP_WITHOUT_FIXTURES();
+  for (const auto& [fixture, model, predictions] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"numeric_regression", "model.txt", "predictions.txt"},
+           {"missing_values", "model.txt", "predictions.txt"},
+           {"missing_values", "model_zero_as_missing.txt", "predictions_zero_as_missing.txt"},
+           {"categorical", "model.txt", "predictions.txt"},
+           {"log_target_like_ck", "model.txt", "predictions.txt"}}) {
+    const CompiledParity p = compiled_against_lightgbm(fixture, model, predictions);
+    EXPECT_GT(p.rows, 0u) << fixture;
+    EXPECT_GT(p.probes, 0u) << fixture;
+    EXPECT_LE(p.worst, 1e-12) << fixture;
+  }
+}
+
+TEST(CompiledLightGbm, UnsupportedObjectivesAreRefused) {
+  const std::string binary = R"(tree
+version=v4
+num_class=1
+num_tree_per_iteration=1
+label_index=0
+max_feature_idx=0
+objective=binary sigmoid:1
+feature_names=x
+feature_infos=[0:1]
+tree_sizes=10
+
+Tree=0
+num_leaves=1
+num_cat=0
+split_feature=
+split_gain=
+threshold=
+decision_type=
+left_child=
+right_child=
+leaf_value=0.5
+leaf_weight=
+leaf_count=
+internal_value=
+internal_weight=
+internal_count=
+is_linear=0
+shrinkage=1
+
+
+end of trees
+)";
+  const auto model = LightGbmModel::parse(binary, "binary.txt");
+  try {
+    Forest::from_lightgbm(model, "binary.txt");
+    FAIL() << "a binary classifier's margin is not a kernel score";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("objective 'binary'"), std::string::npos) << e.what();
+  }
 }
 
 TEST(LightGbmModel, ReadsTheHeaderAndTreeFields) {
