@@ -3,6 +3,7 @@
 // here once on synthetic data (bench/synthetic_gemm.h), which takes about a minute.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -122,6 +123,19 @@ void BM_ScoreShortlistCascade(benchmark::State& state) {
 }
 BENCHMARK(BM_ScoreShortlistCascade)->Unit(benchmark::kMicrosecond);
 
+// The candidates `kselect predict` ranks by default (fp32/rcr kernels of profiler+default),
+// every one of them, exactly: no shortlist, no cascade.
+void BM_ScoreDefaultCandidates(benchmark::State& state) {
+  std::vector<std::string> all;
+  for (const char* set : {"profiler", "default"})
+    for (const auto& c : gemm::rule_set(set))
+      if (c.dtype == gemm::DType::kFp32 && c.layout == gemm::Layout::kRcr &&
+          std::find(all.begin(), all.end(), c.name()) == all.end())
+        all.push_back(c.name());
+  score_block(state, ranker(), all);
+}
+BENCHMARK(BM_ScoreDefaultCandidates)->Unit(benchmark::kMicrosecond);
+
 // Everything `kselect predict` does after loading: names, all target models, sorting.
 void BM_RankByName(benchmark::State& state) {
   auto kernel_names = names(candidates());
@@ -191,6 +205,23 @@ void BM_ForestMargins(benchmark::State& state) {
   state.counters["trees"] = double(forest.num_trees());
 }
 BENCHMARK(BM_ForestMargins)->Arg(300)->Arg(0)->Unit(benchmark::kMicrosecond);
+
+// The exact path selection uses (Forest::predict_exact: double sums, shared columns resolved).
+void BM_ForestExact(benchmark::State& state) {
+  const auto forest = model::Forest::load(ordering_model_file());
+  const auto& m = model_rows();
+  const std::size_t n = bench_rows(state);
+  std::vector<double> out(n);
+  for (auto _ : state) {
+    forest.predict_exact(m.values.data(), n, m.cols, 0, forest.num_trees(), out.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  const auto stats = model::Forest::last_exact_stats();
+  state.counters["rows"] = double(n);
+  state.counters["steps_per_row"] = double(stats.nodes) / double(n);
+  state.counters["resolved_nodes"] = double(stats.resolved_nodes);
+}
+BENCHMARK(BM_ForestExact)->Arg(300)->Arg(0)->Unit(benchmark::kMicrosecond);
 
 // XGBoosterPredictFromDense, one thread; checks its margins against the forest's (1e-5).
 void BM_XGBoostPredictFromDense(benchmark::State& state) {

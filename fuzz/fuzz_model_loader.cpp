@@ -1,9 +1,10 @@
 // libFuzzer target for the model loader; seeds in fuzz/corpus/model-loader/. The first byte
 // picks what the rest is: 0 an XGBoost JSON model (compiled into a forest, then predicting one
 // row), 1 a feature_spec.json (loaded and validated as a model directory's), 2 a model file
-// read from disk as gzip or plain JSON, 3 a LightGBM text model (parsed, then predicting a row
-// of NaNs and a row of ones). The loader may refuse input only with StorageError or
-// InputError; any other exception, crash, leak or undefined behaviour is a finding.
+// read from disk as gzip, plain JSON or LightGBM text, 3 a LightGBM text model (parsed,
+// predicting a row of NaNs and a row of ones, then compiled into a forest that predicts them). The
+// loader may refuse input only with StorageError or InputError; any other exception, crash, leak or
+// undefined behaviour is a finding.
 #include <unistd.h>
 
 #include <cstddef>
@@ -47,6 +48,9 @@ void predict(const kselect::model::Forest& forest) {
   for (size_t i = 0; i < width; ++i) rows[i] = NAN;
   std::vector<float> out(2 * forest.num_outputs());
   forest.predict_margins(rows.data(), 2, width, out.data());
+  if (forest.num_outputs() != 1) return;
+  std::vector<double> exact(2);
+  forest.predict_exact(rows.data(), 2, width, 0, forest.num_trees(), exact.data());
 }
 
 }  // namespace
@@ -75,6 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       model.predict(row.data(), out.data());
       std::fill(row.begin(), row.end(), 1.0);
       model.predict(row.data(), out.data());
+      predict(kselect::model::Forest::from_lightgbm(model, "fuzz.txt"));
     }
   } catch (const kselect::StorageError&) {
   } catch (const kselect::InputError&) {

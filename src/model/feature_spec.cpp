@@ -82,7 +82,37 @@ void to_json(nlohmann::json& j, const FeatureSpec& s) {
   if (!s.blend.empty() && s.blend_survivors > 0) j["blend_survivors"] = s.blend_survivors;
 }
 
+namespace {
+// CK Tile's dispatcher writes feature_spec.json without kselect's format fields:
+// {op_type, dtype, arch, feature_names, categorical_features, targets, log_targets, params}
+// (../shared/reference/ck-heuristics.md, section 6). Its GEMM models train log1p(TFLOPS) on the
+// ck55/ck72 feature names, which kselect's GEMM engine computes under the same names.
+bool is_ck_spec(const nlohmann::json& j) {
+  return !j.contains("format_version") && j.contains("op_type");
+}
+
+void ck_spec_from_json(const nlohmann::json& j, FeatureSpec& s) {
+  s = FeatureSpec{};
+  s.format_version = 1;
+  const auto op_type = j.at("op_type").get<std::string>();
+  s.op = op_type.rfind("gemm", 0) == 0 ? "gemm" : op_type;
+  s.dtype = j.at("dtype").get<std::string>();
+  s.schema = "ck";
+  s.features = j.at("feature_names").get<std::vector<std::string>>();
+  s.categorical = j.value("categorical_features", std::vector<std::string>{});
+  s.targets = j.value("targets", std::vector<std::string>{"tflops"});
+  // A list of targets, or one flag for all of them.
+  const nlohmann::json logs = j.value("log_targets", nlohmann::json(true));
+  s.log_targets = logs.is_boolean() ? (logs.get<bool>() ? s.targets : std::vector<std::string>{})
+                                    : logs.get<std::vector<std::string>>();
+  s.params = j.value("params", nlohmann::json::object());
+  s.params["ck_arch"] = j.value("arch", "");
+  s.params["ck_op_type"] = op_type;
+}
+}  // namespace
+
 void from_json(const nlohmann::json& j, FeatureSpec& s) {
+  if (is_ck_spec(j)) return ck_spec_from_json(j, s);
   s.format_version = j.at("format_version").get<int>();
   s.op = j.at("op").get<std::string>();
   s.dtype = j.at("dtype").get<std::string>();
@@ -223,10 +253,11 @@ void FeatureSpec::save(const std::filesystem::path& dir) const {
 }
 
 std::filesystem::path model_file(const std::filesystem::path& dir, const std::string& target) {
-  auto plain = dir / ("model_" + target + ".json");
-  if (std::filesystem::exists(plain)) return plain;
-  auto packed = dir / ("model_" + target + ".json.gz");
-  if (std::filesystem::exists(packed)) return packed;
+  // kselect's XGBoost JSON first, then LightGBM text models as CK's dispatcher names them.
+  for (const char* suffix : {".json", ".json.gz", ".txt", ".txt.gz", ".lgbm", ".lgbm.gz"}) {
+    auto file = dir / ("model_" + target + suffix);
+    if (std::filesystem::exists(file)) return file;
+  }
   return {};
 }
 

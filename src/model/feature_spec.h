@@ -84,8 +84,9 @@ struct FeatureSpec {
   double encode(const std::string& target, double value) const;
   // For the efficiency objective, decode gives the predicted efficiency, exp(prediction).
   double decode(const std::string& target, double prediction) const;
-  // Reads <dir>/feature_spec.json; StorageError when missing or malformed (an unknown objective
-  // included), naming the field.
+  // Reads <dir>/feature_spec.json (kselect's, or CK Tile's {op_type, dtype, arch,
+  // feature_names, ...}: a regression of log1p of each target); StorageError when missing or
+  // malformed (an unknown objective included), naming the field.
   static FeatureSpec load(const std::filesystem::path& dir);
   void save(const std::filesystem::path& dir) const;
 };
@@ -117,8 +118,9 @@ std::map<std::string, int> revisions_of(const std::vector<std::string>& features
 void to_json(nlohmann::json& j, const FeatureSpec& s);
 void from_json(const nlohmann::json& j, FeatureSpec& s);
 
-// Path of a target's model in `dir`: model_<target>.json, or model_<target>.json.gz when
-// only the compressed file exists. Empty when neither exists.
+// Path of a target's model in `dir`: model_<target>.json, else the first of .json.gz, .txt,
+// .txt.gz, .lgbm, .lgbm.gz that exists (the last four: LightGBM text models, CK's). Empty when
+// none exists.
 std::filesystem::path model_file(const std::filesystem::path& dir, const std::string& target);
 
 }  // namespace kselect::model

@@ -68,11 +68,6 @@ class Forest {
   // Margins of `n` rows; row r starts at rows + r * stride. One-output forests only
   // (std::logic_error otherwise): the fast path of ranking and the cascade.
   void predict(const float* rows, std::size_t n, std::size_t stride, float* out) const;
-  // Adds the leaves of trees [first, last) to out[i] for row rows[i]: predict() is
-  // start_margin() plus every tree, and running a prefix, then the rest, gives the same margin bit
-  // for bit. One-output forests only, as predict().
-  void accumulate(const float* const* rows, std::size_t n, std::size_t first, std::size_t last,
-                  float* out) const;
   // Every output's margin of `n` rows: out[r * num_outputs() + g] (row-major), XGBoost's
   // output_margin prediction. Equals predict() for a one-output forest.
   void predict_margins(const float* rows, std::size_t n, std::size_t stride, float* out) const;
@@ -115,6 +110,9 @@ class Forest {
     std::vector<std::uint32_t> categories;  // categorical splits: the bitset of left categories
   };
   bool special_goes_right(const Node& node, float x) const;
+  // Adds the leaves of trees [first, last) to out[i] for row rows[i], in float (predict()).
+  void accumulate(const float* const* rows, std::size_t n, std::size_t first, std::size_t last,
+                  float* out) const;
   // The nodes one block of rows walks: the forest's own, or a copy with the block's constant
   // columns resolved (forest_exact.cpp).
   struct Walk {
@@ -128,7 +126,7 @@ class Forest {
   void walk_exact(const Walk& walk, const float* rows, std::size_t n, std::size_t stride,
                   std::size_t trees, double* out) const;
   template <int kLanes>
-  void walk_fixed_depth(const Walk& walk, std::size_t tree, const float* rows, std::size_t stride,
+  void walk_lanes_exact(const Walk& walk, std::size_t tree, const float* rows, std::size_t stride,
                         double* out) const;
   std::int32_t next_node(const Node& node, float x) const {
     const bool right = (node.feature & kSpecial) ? special_goes_right(node, x)
