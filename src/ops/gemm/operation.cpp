@@ -13,8 +13,8 @@
 
 #include "core/error.h"
 #include "core/text.h"
+#include "ops/cpu_gemm_core/placed_buffer.h"
 #include "ops/gemm/config.h"
-#include "ops/gemm/cpu/placed_buffer.h"
 #include "ops/gemm/features.h"
 #include "ops/gemm/kernel.h"
 #include "ops/gemm/problem.h"
