@@ -7,9 +7,6 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <map>
-#include <mutex>
-#include <set>
 
 #include "core/error.h"
 #include "core/text.h"

@@ -168,11 +168,12 @@ void Gather::copy(int64_t group, int64_t row0, int nrows, int64_t col0, int ncol
                   int64_t ld) const {
   const char* base =
       static_cast<const char*>(spec_.base) + group * spec_.group_stride * elem_bytes_;
-  const char* stack_sources[64];
+  // Room for an 8x8x8 filter on the stack: runs allocate nothing (larger filters do).
+  const char* stack_sources[512];
   std::vector<const char*> heap_sources;
   const char** sources = stack_sources;
   const int taps = spec_.map == TapMap::kIndexed ? 1 : spec_.taps;
-  if (taps > 64) {
+  if (taps > 512) {
     heap_sources.resize(size_t(taps));
     sources = heap_sources.data();
   }
