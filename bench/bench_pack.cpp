@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "ops/gemm/cpu/isa.h"
-#include "ops/gemm/cpu/pack.h"
+#include "ops/cpu_gemm_core/isa.h"
+#include "ops/cpu_gemm_core/pack.h"
 
 namespace {
 

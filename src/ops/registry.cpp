@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/text.h"
+#include "ops/conv/operation.h"
 #include "ops/gemm/operation.h"
 #include "ops/generic/operation.h"
 #include "ops/operation.h"
@@ -11,7 +12,8 @@ namespace kselect {
 namespace {
 // One line per operation.
 const std::vector<const Operation*>& operations() {
-  static const std::vector<const Operation*> ops = {&gemm::operation(), &generic::operation()};
+  static const std::vector<const Operation*> ops = {&gemm::operation(), &generic::operation(),
+                                                    &conv::operation()};
   return ops;
 }
 }  // namespace

@@ -1,5 +1,6 @@
 #include "rules/check.h"
 
+#include <algorithm>
 #include <regex>
 
 #include "core/key_values.h"
@@ -39,6 +40,22 @@ bool within(const SizeBounds& b, std::size_t n) {
   return (!b.min || n >= *b.min) && (!b.max || n <= *b.max);
 }
 
+// The regex group of an axis in a name. A string axis matches exactly one of its values, longest
+// first, so values holding the template's separators ("bwd_data") and optional parts ("", for
+// a suffix CK leaves out at its default) read back unambiguously; other axes match any text.
+std::string axis_pattern(const Axis& axis) {
+  std::vector<std::string> words;
+  for (const Value& v : axis.values) {
+    if (v.type != Value::Type::kString) return "(.+?)";
+    words.push_back(regex_escape(v.to_string()));
+  }
+  std::stable_sort(words.begin(), words.end(),
+                   [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  std::string out = "(";
+  for (size_t i = 0; i < words.size(); ++i) out += (i ? "|" : "") + words[i];
+  return out + ")";
+}
+
 }  // namespace
 
 NameParser::NameParser(const RuleFile& rules) : rules_(&rules) {
@@ -47,7 +64,7 @@ NameParser::NameParser(const RuleFile& rules) : rules_(&rules) {
     if (part.axis < 0) {
       pattern += regex_escape(part.literal);
     } else {
-      pattern += "(.+?)";
+      pattern += axis_pattern(rules.axes()[part.axis]);
       groups_.push_back(part.axis);
     }
   }

@@ -37,6 +37,12 @@ make_tree
 echo '#include "ops/gemm/features.h"' >> "$tmp/src/ops/generic/features.cpp"
 expect 1 "one op may not include another op's code"
 make_tree
+mkdir -p "$tmp/src/ops/cpu_gemm_core" && echo '#pragma once' > "$tmp/src/ops/cpu_gemm_core/micro.h"
+echo '#include "ops/cpu_gemm_core/micro.h"' >> "$tmp/src/ops/generic/features.cpp"
+expect 0 ''
+echo '#include "ops/gemm/features.h"' >> "$tmp/src/ops/cpu_gemm_core/micro.h"
+expect 1 "one op may not include another op's code"
+make_tree
 echo '#include "model/xgboost.h"' >> "$tmp/src/model/forest.h"
 expect 1 'selection reaches XGBoost: select/ranker.cpp -> model/forest.h -> model/xgboost.h'
 make_tree

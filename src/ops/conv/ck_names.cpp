@@ -24,13 +24,14 @@ std::optional<Direction> take_direction(Tokens& tokens) {
 
 // CK's spelling of a direction: the long form abbreviates, the short one does not.
 std::string spell(Direction dir, bool long_form) {
+  if (long_form) return std::string(ck_direction(dir));
   switch (dir) {
     case Direction::kForward:
-      return long_form ? "fwd" : "forward";
+      return "forward";
     case Direction::kBackwardData:
-      return long_form ? "bwd_data" : "backward_data";
+      return "backward_data";
     case Direction::kBackwardWeight:
-      return long_form ? "bwd_weight" : "backward_weight";
+      return "backward_weight";
   }
   return "";
 }
@@ -140,26 +141,6 @@ Suffix take_suffix(Tokens& tokens, nlohmann::json& config) {
   return kSpecialization;
 }
 
-// Every long-form kernel carries every suffix field, so that two kernels differ in their
-// parameters whenever their names differ (reference: aliasing capped CK's conv accuracy).
-nlohmann::json long_defaults() {
-  return {{"vec_a", 0},
-          {"vec_b", 0},
-          {"vec_c", 0},
-          {"wg", 0},
-          {"gm", 0},
-          {"dsb", 0},
-          {"two_stage", 0},
-          {"specialization", "default"},
-          {"explicit_gemm", 0},
-          {"streamk", "none"},
-          {"streamk_persistent", 0},
-          {"large_tensor", 0},
-          {"pad_m", 0},
-          {"pad_n", 0},
-          {"pad_k", 0}};
-}
-
 // Long form after the dtype: {layout}_{ndim}d_{pipeline}_{epilogue}_{scheduler}_{tile}_
 // {waves}_{warp tile} then the suffixes.
 bool parse_long(Tokens& tokens, nlohmann::json& config) {
@@ -182,7 +163,7 @@ bool parse_long(Tokens& tokens, nlohmann::json& config) {
   ck::put_triple(config, "tile_", *tile);
   ck::put_triple(config, "warp_", *waves);
   ck::put_triple(config, "warp_tile_", *warp_tile);
-  config.update(long_defaults());
+  config.update(ck_long_defaults());
   int last = -1;
   while (!tokens.done()) {
     Suffix kind = take_suffix(tokens, config);
@@ -222,6 +203,24 @@ std::string long_suffixes(const nlohmann::json& c) {
 }
 
 }  // namespace
+
+nlohmann::json ck_long_defaults() {
+  return {{"vec_a", 0},
+          {"vec_b", 0},
+          {"vec_c", 0},
+          {"wg", 0},
+          {"gm", 0},
+          {"dsb", 0},
+          {"two_stage", 0},
+          {"specialization", "default"},
+          {"explicit_gemm", 0},
+          {"streamk", "none"},
+          {"streamk_persistent", 0},
+          {"large_tensor", 0},
+          {"pad_m", 0},
+          {"pad_n", 0},
+          {"pad_k", 0}};
+}
 
 CkKernelName parse_ck_kernel_name(std::string_view name) {
   CkKernelName out;

@@ -29,6 +29,10 @@ struct CkKernelName {
 };
 CkKernelName parse_ck_kernel_name(std::string_view name);
 
+// The suffix fields of the long form at their defaults (no suffix): every long-form kernel
+// carries them all, so two kernels differ in their fields whenever their names differ.
+nlohmann::json ck_long_defaults();
+
 // The name of a parsed kernel (dir and dtype set, config from parse_ck_kernel_name: with
 // "layout" the long form, else the short one): parse_ck_kernel_name(format_ck_kernel_name(k))
 // == k. Suffixes at their defaults are left out.

@@ -5,8 +5,8 @@
 #include <initializer_list>
 
 #include "core/error.h"
+#include "ops/cpu_gemm_core/isa.h"
 #include "ops/gemm/cpu/driver.h"
-#include "ops/gemm/cpu/isa.h"
 
 namespace kselect::gemm {
 

@@ -7,36 +7,22 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <map>
-#include <mutex>
-#include <set>
 
 #include "core/error.h"
 #include "core/text.h"
+#include "ops/cpu_gemm_core/placed_buffer.h"
 #include "ops/gemm/config.h"
-#include "ops/gemm/cpu/placed_buffer.h"
 #include "ops/gemm/features.h"
 #include "ops/gemm/kernel.h"
 #include "ops/gemm/problem.h"
 #include "ops/gemm/report.h"
 #include "ops/gemm/rule_sets.h"
 #include "ops/gemm/shapes.h"
+#include "ops/kernel_sets.h"
 
 namespace kselect::gemm {
 
 namespace {
-
-std::uint64_t mix(std::uint64_t x) {
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-// Integers in [-2, 2]: exact in bf16, and every partial sum is exact in fp32 for any K a
-// host can hold, so a correct kernel reproduces the reference bit for bit.
-float operand_value(std::uint64_t seed, std::uint64_t index) {
-  return float(int(mix(seed * 0x9E3779B97F4A7C15ull + index) % 5) - 2);
-}
 
 std::uint16_t to_bf16_bits(float value) {
   std::uint32_t bits;
@@ -160,7 +146,7 @@ class GemmWorkload : public Workload {
       reference_.push_back(reference_entry(i, j));
     int samples = int(std::max(64.0, kReferenceBudget / double(problem_.k)));
     for (int s = 0; s < samples; ++s) {
-      std::uint64_t r = mix(0xC0FFEEull + std::uint64_t(s));
+      std::uint64_t r = splitmix(0xC0FFEEull + std::uint64_t(s));
       std::int64_t i = s % 4 == 0 ? m - 1 : std::int64_t(r % std::uint64_t(m));
       std::int64_t j = s % 4 == 1 ? n - 1 : std::int64_t((r >> 32) % std::uint64_t(n));
       reference_.push_back(reference_entry(i, j));
@@ -190,12 +176,6 @@ class GemmBoundKernel : public BoundKernel {
   GemmWorkload& workload_;
   int threads_;
 };
-
-std::string field_text(const nlohmann::json& value) {
-  if (value.is_string()) return value.get<std::string>();
-  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
-  return value.dump();
-}
 
 // "all" stands for every dtype.
 std::vector<DType> dtypes_of(const std::vector<std::string>& names) {
@@ -265,30 +245,8 @@ class GemmOperation : public Operation {
 
   std::vector<std::string> kernel_names(std::string_view set,
                                         const KeyValues& filter) const override {
-    // "profiler+default": the union of several sets, in order, without repeats.
-    if (auto plus = set.find('+'); plus != std::string_view::npos) {
-      std::vector<std::string> names = kernel_names(set.substr(0, plus), filter);
-      std::set<std::string> seen(names.begin(), names.end());
-      for (auto& name : kernel_names(set.substr(plus + 1), filter))
-        if (seen.insert(name).second) names.push_back(std::move(name));
-      return names;
-    }
-    const auto& configs = rule_set(set);
-    if (!configs.empty()) {
-      nlohmann::json sample = configs.front();
-      for (const auto& [key, value] : filter.items())
-        if (!sample.contains(key))
-          throw InputError("", 0, key, "unknown GEMM kernel field in filter");
-    }
-    std::vector<std::string> names;
-    for (const GemmConfig& config : configs) {
-      nlohmann::json fields = config;
-      bool match = true;
-      for (const auto& [key, value] : filter.items())
-        match = match && lower(field_text(fields[key])) == lower(value);
-      if (match) names.push_back(config.name());
-    }
-    return names;
+    return union_of_sets(
+        set, [&](std::string_view one) { return matching_names(rule_set(one), filter, "GEMM"); });
   }
 
   nlohmann::json kernel_fields(std::string_view kernel) const override {
@@ -309,13 +267,7 @@ class GemmOperation : public Operation {
       return round_up(p.m, c->tile_m) * round_up(p.n, c->tile_n) *
              (1.0 / c->tile_m + 1.0 / c->tile_n);
     };
-    std::vector<std::pair<double, std::string>> keyed;
-    for (auto& name : kernels) keyed.emplace_back(traffic(name), std::move(name));
-    std::stable_sort(keyed.begin(), keyed.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<std::string> ordered;
-    for (auto& entry : keyed) ordered.push_back(std::move(entry.second));
-    return ordered;
+    return order_by_cost(std::move(kernels), traffic);
   }
 
   std::string unsupported_reason(std::string_view kernel, std::string_view problem) const override {
@@ -360,20 +312,9 @@ class GemmOperation : public Operation {
   }
 
  private:
-  // Kernel objects own their workspace and may be costly to build: one per name.
-  const GemmKernel& cached_kernel(std::string_view name) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = kernels_.find(name);
-    if (it == kernels_.end())
-      it = kernels_
-               .emplace(std::string(name),
-                        std::make_unique<GemmKernel>(GemmConfig::parse_name(name)))
-               .first;
-    return *it->second;
-  }
+  const GemmKernel& cached_kernel(std::string_view name) const { return kernels_.get(name); }
 
-  mutable std::mutex mutex_;
-  mutable std::map<std::string, std::unique_ptr<GemmKernel>, std::less<>> kernels_;
+  KernelCache<GemmKernel, GemmConfig> kernels_;
 };
 
 }  // namespace

@@ -91,5 +91,97 @@ TEST(ConvProblem, ParseRejectsBadProblemsNamingTheField) {
   EXPECT_THROW(parse_problem(sideways), InputError);
 }
 
+// The field an InputError names ("field 'x'"), or "" when parsing succeeds.
+std::string rejected_field(const std::string& text) {
+  try {
+    parse_native_problem(text, "shapes.csv");
+  } catch (const InputError& e) {
+    std::string what = e.what();
+    auto open = what.find("field '");
+    if (open == std::string::npos) return "(unnamed) " + what;
+    open += 7;
+    return what.substr(open, what.find('\'', open) - open);
+  }
+  return "";
+}
+
+TEST(ConvNativeProblem, DefaultsAndComputedOutputs) {
+  Problem p = parse_native_problem(
+      "n=2,c=64,k=128,hi=56,wi=55,y=3,x=3,pad_h=1,pad_w=1,stride_h=2,"
+      "stride_w=2,dir=fwd,dtype=fp32");
+  EXPECT_EQ(p.layout, "nhwgc");
+  EXPECT_EQ(spatial_dims(p), 2);
+  EXPECT_EQ(p.g, 1);
+  EXPECT_EQ(p.ho, 28);
+  EXPECT_EQ(p.wo, 28);
+  EXPECT_EQ(p.do_, 1);
+  EXPECT_EQ(p.dir, Direction::kForward);
+  // The canonical text spells every geometry field and reads back to the same problem.
+  const std::string text = native_text(p);
+  EXPECT_EQ(text.find("device"), std::string::npos);
+  EXPECT_EQ(parse_native_problem(text), p);
+  EXPECT_EQ(native_text(parse_native_problem(text)), text);
+}
+
+TEST(ConvNativeProblem, DilationAndAsymmetricPadding) {
+  // Height: 10 + 0 + 2 - 2 * (3 - 1) - 1 = 7, stride 1 -> 8. Width: 9 + 1 + 0 - 1 * 1 - 1 = 8
+  // -> 8 / 2 + 1 = 5.
+  Problem p = parse_native_problem(
+      "n=1,c=4,k=4,hi=10,wi=9,y=3,x=2,pad_h=0,pad_right_h=2,pad_w=1,pad_right_w=0,dil_h=2,"
+      "stride_w=2,dir=bwd_data,dtype=bf16");
+  EXPECT_EQ(p.ho, 8);
+  EXPECT_EQ(p.wo, 5);
+  EXPECT_EQ(p.right_pad(1), 2);
+  EXPECT_EQ(p.right_pad(2), 0);
+  const std::string text = native_text(p);
+  EXPECT_NE(text.find("pad_right_h=2"), std::string::npos);
+  EXPECT_NE(text.find("pad_right_w=0"), std::string::npos);
+  EXPECT_EQ(parse_native_problem(text), p);
+  // Right paddings equal to the left ones are the symmetric problem, spelt or not.
+  EXPECT_EQ(parse_native_problem("n=1,c=4,k=4,hi=8,wi=8,y=3,x=3,pad_h=1,pad_right_h=1,dir=F,"
+                                 "dtype=fp32"),
+            parse_native_problem("n=1,c=4,k=4,hi=8,wi=8,y=3,x=3,pad_h=1,dir=F,dtype=fp32"));
+  EXPECT_EQ(output_extent(10, 3, 0, 1, 2, 2), 8);
+}
+
+TEST(ConvNativeProblem, ThreeDimensional) {
+  Problem p = parse_native_problem(
+      "n=1,c=8,k=16,g=2,di=9,hi=8,wi=8,z=3,y=3,x=3,pad_d=1,stride_d=2,dil_d=2,pad_h=1,pad_w=1,"
+      "dir=bwd_weight,dtype=fp32");
+  EXPECT_EQ(p.layout, "ndhwgc");
+  EXPECT_EQ(spatial_dims(p), 3);
+  EXPECT_EQ(p.do_, (9 + 2 - 2 * 2 - 1) / 2 + 1);
+  EXPECT_EQ(parse_native_problem(native_text(p)), p);
+  // A 3-D layout with a flat depth is a 3-D problem all the same.
+  EXPECT_EQ(spatial_dims(parse_native_problem(
+                "n=1,c=8,k=8,hi=4,wi=4,y=1,x=1,layout=NDHWGC,dir=fwd,dtype=fp32")),
+            3);
+}
+
+TEST(ConvNativeProblem, ImpossibleProblemsNameTheField) {
+  const std::string base = "n=1,c=8,k=8,hi=8,wi=8,y=3,x=3,dir=fwd,dtype=fp32";
+  EXPECT_EQ(rejected_field(base), "");
+  EXPECT_EQ(rejected_field(base + ",g=3"), "g");
+  EXPECT_EQ(rejected_field("n=1,c=8,k=12,g=8,hi=8,wi=8,y=3,x=3,dir=fwd,dtype=fp32"), "g");
+  EXPECT_EQ(rejected_field("n=1,c=8,k=8,hi=2,wi=8,y=3,x=3,dir=fwd,dtype=fp32"), "ho");
+  EXPECT_EQ(rejected_field("n=1,c=8,k=8,hi=8,wi=5,y=3,x=3,dil_w=3,dir=fwd,dtype=fp32"), "wo");
+  EXPECT_EQ(rejected_field(base + ",stride_h=0"), "stride_h");
+  EXPECT_EQ(rejected_field(base + ",dil_w=0"), "dil_w");
+  EXPECT_EQ(rejected_field(base + ",pad_w=-1"), "pad_w");
+  EXPECT_EQ(rejected_field(base + ",pad_right_h=-2"), "pad_right_h");
+  EXPECT_EQ(rejected_field("c=8,k=8,hi=8,wi=8,y=3,x=3,dir=fwd,dtype=fp32"), "n");
+  EXPECT_EQ(rejected_field("n=1,c=8,k=8,hi=8,wi=8,y=3,dir=fwd,dtype=fp32"), "x");
+  EXPECT_EQ(rejected_field(base + ",ho=7"), "ho");
+  EXPECT_EQ(rejected_field(base + ",color=red"), "color");
+  EXPECT_EQ(rejected_field("n=1,c=8,k=8,hi=8,wi=8,y=3,x=3,dir=up,dtype=fp32"), "dir");
+  EXPECT_EQ(rejected_field("n=1,c=8,k=8,hi=8,wi=8,y=3,x=3,dir=fwd"), "dtype");
+  EXPECT_EQ(rejected_field("n=1,c=8,k=8,hi=8,wi=8,y=3,x=3,dir=fwd,dtype=fp16"), "dtype");
+  EXPECT_EQ(rejected_field(base + ",layout=nchw"), "layout");
+  // A 2-D layout holds no depth.
+  EXPECT_EQ(rejected_field(base + ",layout=nhwgc,di=2"), "di");
+  EXPECT_EQ(rejected_field(base + ",layout=nhwgc,stride_d=2"), "stride_d");
+  EXPECT_EQ(rejected_field(base + ",pad_d=1"), "pad_d");
+}
+
 }  // namespace
 }  // namespace kselect::conv

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "ops/gemm/cpu/isa.h"
+#include "ops/cpu_gemm_core/isa.h"
 #include "test_kernel_support.h"
 
 namespace kselect::gemm {

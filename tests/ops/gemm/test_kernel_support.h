@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "ops/gemm/cpu/bf16.h"
+#include "ops/cpu_gemm_core/bf16.h"
 #include "ops/gemm/kernel.h"
 
 namespace kselect::gemm {

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "core/error.h"
-#include "ops/gemm/cpu/micro.h"
-#include "ops/gemm/cpu/pack.h"
-#include "ops/gemm/cpu/placed_buffer.h"
+#include "ops/cpu_gemm_core/micro.h"
+#include "ops/cpu_gemm_core/pack.h"
+#include "ops/cpu_gemm_core/placed_buffer.h"
 
 namespace kselect::kernels {
 

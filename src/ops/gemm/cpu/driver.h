@@ -4,8 +4,8 @@
 // describes. The configuration must already be valid (GemmKernel checks it).
 #include <memory>
 
+#include "ops/cpu_gemm_core/isa.h"
 #include "ops/gemm/config.h"
-#include "ops/gemm/cpu/isa.h"
 #include "ops/gemm/problem.h"
 
 namespace kselect::kernels {

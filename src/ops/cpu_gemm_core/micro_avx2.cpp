@@ -1,13 +1,13 @@
 // AVX2+FMA micro-kernels. Sixteen ymm registers cannot hold the AVX-512 tiles, so an MR x NR
 // tile is computed as a walk of R x 16 register sub-tiles (R <= 6: 12 accumulators, 2 B
 // vectors, 1 broadcast), each streaming the whole kc range in steps of KU.
-#include "ops/gemm/cpu/simd.h"
+#include "ops/cpu_gemm_core/simd.h"
 
 #include <algorithm>
 #include <cstdint>
 
-#include "ops/gemm/cpu/bf16.h"
-#include "ops/gemm/cpu/micro.h"
+#include "ops/cpu_gemm_core/bf16.h"
+#include "ops/cpu_gemm_core/micro.h"
 
 namespace kselect::kernels::avx2 {
 

@@ -4,7 +4,7 @@
 // driver (driver.cpp) picks one function pointer per configuration when the kernel is built.
 #include <cstdint>
 
-#include "ops/gemm/cpu/isa.h"
+#include "ops/cpu_gemm_core/isa.h"
 
 namespace kselect::kernels {
 

@@ -3,8 +3,8 @@
 // panel shapes and the tile walk of the driver.
 #include <algorithm>
 
-#include "ops/gemm/cpu/bf16.h"
-#include "ops/gemm/cpu/micro.h"
+#include "ops/cpu_gemm_core/bf16.h"
+#include "ops/cpu_gemm_core/micro.h"
 
 namespace kselect::kernels::scalar {
 

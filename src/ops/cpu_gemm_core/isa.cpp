@@ -1,4 +1,4 @@
-#include "ops/gemm/cpu/isa.h"
+#include "ops/cpu_gemm_core/isa.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -2,13 +2,13 @@
 // AVX-512 micro-kernels, templated on the register tile MR x NR, the K unroll KU, how A and B
 // are stored and walked, and whether the tile is cut by the matrix edge. Included only by the
 // micro_n*_avx512.cpp translation units (one per NR, so the two cores build them in parallel).
-#include "ops/gemm/cpu/simd.h"
+#include "ops/cpu_gemm_core/simd.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 
-#include "ops/gemm/cpu/micro.h"
+#include "ops/cpu_gemm_core/micro.h"
 
 namespace kselect::kernels::avx512 {
 

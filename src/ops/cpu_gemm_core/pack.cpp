@@ -1,9 +1,9 @@
-#include "ops/gemm/cpu/pack.h"
+#include "ops/cpu_gemm_core/pack.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "ops/gemm/cpu/bf16.h"
+#include "ops/cpu_gemm_core/bf16.h"
 
 namespace kselect::kernels {
 

@@ -1,11 +1,11 @@
-#include "ops/gemm/cpu/pack.h"
+#include "ops/cpu_gemm_core/pack.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "ops/gemm/cpu/bf16.h"
-#include "ops/gemm/cpu/isa.h"
+#include "ops/cpu_gemm_core/bf16.h"
+#include "ops/cpu_gemm_core/isa.h"
 
 namespace kselect::kernels {
 namespace {

@@ -1,4 +1,4 @@
-#include "ops/gemm/cpu/micro.h"
+#include "ops/cpu_gemm_core/micro.h"
 
 #include <cstring>
 

@@ -3,12 +3,12 @@
 // instead of one scalar store per element; a word is an fp32 value or a bf16 K pair, which is
 // the same transpose. bf16 pairs of lanes that are contiguous themselves (row-major B,
 // column-major A) are interleaved from two K rows, 16 lanes at a time.
-#include "ops/gemm/cpu/simd.h"
+#include "ops/cpu_gemm_core/simd.h"
 
 #include <algorithm>
 #include <cstdint>
 
-#include "ops/gemm/cpu/pack.h"
+#include "ops/cpu_gemm_core/pack.h"
 
 namespace kselect::kernels::avx512 {
 

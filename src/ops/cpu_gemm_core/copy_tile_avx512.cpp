@@ -1,11 +1,11 @@
 // The cshuffle epilogue's final write of C: non-temporal stores for long, aligned rows, so a
 // C that is written once does not evict the packed panels from the caches.
-#include "ops/gemm/cpu/simd.h"
+#include "ops/cpu_gemm_core/simd.h"
 
 #include <cstdint>
 #include <cstring>
 
-#include "ops/gemm/cpu/micro.h"
+#include "ops/cpu_gemm_core/micro.h"
 
 namespace kselect::kernels::avx512 {
 

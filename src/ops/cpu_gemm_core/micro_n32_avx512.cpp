@@ -1,5 +1,5 @@
 // AVX-512 micro-kernels with NR = 32 (register budget MR*NR/16 + NR/16 + 1 <= 32).
-#include "ops/gemm/cpu/micro_avx512.h"
+#include "ops/cpu_gemm_core/micro_avx512.h"
 
 namespace kselect::kernels::avx512 {
 

@@ -1,4 +1,4 @@
-#include "ops/gemm/cpu/placed_buffer.h"
+#include "ops/cpu_gemm_core/placed_buffer.h"
 
 #include <sys/mman.h>
 

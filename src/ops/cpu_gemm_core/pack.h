@@ -6,7 +6,7 @@
 // per row (A) or column (B); an odd K is padded with a zero high half.
 #include <cstdint>
 
-#include "ops/gemm/cpu/micro.h"
+#include "ops/cpu_gemm_core/micro.h"
 
 namespace kselect::kernels {
 

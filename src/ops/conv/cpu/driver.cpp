@@ -1,0 +1,460 @@
+#include "ops/conv/cpu/driver.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "ops/conv/cpu/gather.h"
+#include "ops/cpu_gemm_core/micro.h"
+#include "ops/cpu_gemm_core/pack.h"
+#include "ops/cpu_gemm_core/placed_buffer.h"
+
+namespace kselect::conv::cpu {
+
+using kernels::AWalk;
+using kernels::BWalk;
+using kernels::Elem;
+using kernels::Isa;
+using kernels::Placement;
+using std::int64_t;
+
+namespace {
+
+int64_t ceil_div(int64_t x, int64_t y) {
+  return (x + y - 1) / y;
+}
+
+// Grow-only placed memory: after the first run of the largest problem, runs reuse it.
+class Buffer {
+ public:
+  explicit Buffer(Placement where) : where_(where) {}
+  void reserve(size_t bytes) {
+    if (bytes > memory_.size()) memory_ = kernels::PlacedBuffer((bytes + 63) / 64 * 64, where_);
+  }
+  float* floats() const { return reinterpret_cast<float*>(memory_.data()); }
+  char* bytes() const { return memory_.data(); }
+
+ private:
+  Placement where_;
+  kernels::PlacedBuffer memory_;
+};
+
+// Which packed B a thread holds: consecutive tasks of one (group, column block, part) reuse it.
+struct CacheTag {
+  int64_t run = -1, group = 0, bn = 0;
+  int wn = 0, part = 0;
+  bool operator==(const CacheTag&) const = default;
+};
+
+struct ThreadSpace {
+  Buffer a_block{Placement::kStage}, a_pack{Placement::kPackA}, b_pack{Placement::kPackB};
+  Buffer stage{Placement::kStage};
+  CacheTag tag;
+  std::vector<char> b_ready;  // per K slot: packed for `tag`
+};
+
+// The scratchpad of all conv drivers, one set of buffers per worker thread; runs take the lock.
+struct Workspace {
+  std::mutex mutex;
+  std::vector<ThreadSpace> spaces;
+  Buffer partial{Placement::kPartial};
+  int64_t run_id = 0;
+};
+
+Workspace& shared_workspace() {
+  static Workspace workspace;
+  return workspace;
+}
+
+// How the micro-kernel reaches an operand: read in place with strides, packed from a strided
+// matrix by the GEMM packers, or gathered (im2col) by a Gather.
+enum class AMode { kInPlace, kPacked, kGatherRows, kGatherPacked };
+enum class BMode { kInPlace, kPacked, kGatherPanels };
+
+// A strided matrix of one group: element (i, j) at base + group * gs + i * s0 + j * s1.
+struct Strided {
+  const char* base = nullptr;
+  int64_t gs = 0, s0 = 0, s1 = 0;
+};
+
+// Micro-panel p of an operand at base + p * panel_bytes with MicroArgs strides s0, s1.
+struct OperandView {
+  const char* base;
+  int64_t panel_bytes;
+  int64_t s0, s1;
+};
+
+}  // namespace
+
+GemmShape implicit_gemm(const Problem& p) {
+  const int64_t cg = p.c / p.g, kg = p.k / p.g, taps = p.z * p.y * p.x;
+  const int64_t out_pixels = p.n * p.do_ * p.ho * p.wo, in_pixels = p.n * p.di * p.hi * p.wi;
+  switch (*p.dir) {
+    case Direction::kForward:
+      return {out_pixels, kg, cg * taps};
+    case Direction::kBackwardData:
+      return {in_pixels, cg, kg * taps};
+    case Direction::kBackwardWeight:
+      return {kg, cg * taps, out_pixels};
+  }
+  return {0, 0, 0};
+}
+
+struct ConvDriver::Impl {
+  ConvConfig cfg;
+  Isa isa;
+  AMode a_mode;
+  BMode b_mode;
+  Elem src_elem;
+  int elem_bytes;
+  kernels::MicroFn full = nullptr, edge = nullptr;
+  Workspace& work = shared_workspace();
+
+  // Per run.
+  GemmShape shape{};
+  int64_t groups = 1, tiles_m = 0, tiles_n = 0, k_tiles = 0, tasks = 0, slots = 0;
+  int split = 1, parts = 1, sub_m = 0, sub_n = 0, ks = 0;
+  bool cache_b = false;
+  Strided a, b;
+  std::optional<Gather> a_gather, b_gather;
+  float* c = nullptr;
+  int64_t ldc = 0, c_group_stride = 0, result_elems = 0;
+
+  Impl(const ConvConfig& config, Isa cpu);
+  void bind(const Problem& p, const ConvTensors& t, int threads);
+  void reserve(int threads);
+  void worker(int t, int nt);
+  void task(ThreadSpace& ws, int64_t id);
+  OperandView view_a(ThreadSpace& ws, int64_t g, int64_t r0, int64_t k0, int rows, int kl);
+  OperandView view_b(ThreadSpace& ws, int64_t g, int64_t c0, int64_t k0, int cols, int kl,
+                     int64_t slot);
+  void walk(const OperandView& av, const OperandView& bv, int rows, int cols, int kl, float* target,
+            int64_t ldt, bool first);
+  void reduce(int t, int nt);
+};
+
+ConvDriver::Impl::Impl(const ConvConfig& config, Isa cpu) : cfg(config) {
+  const bool bf16 = cfg.dtype == "bf16";
+  src_elem = bf16 ? Elem::kBf16 : Elem::kF32;
+  elem_bytes = bf16 ? 2 : 4;
+  isa = std::min(cpu, Isa::kAvx512);  // panels are fp32: vdpbf16ps pair panels are not used
+  const bool v4 = cfg.pipeline == Pipeline::kCompV4;
+  const bool plain = cfg.specialization == Specialization::kFilter1x1Stride1Pad0;
+  if (cfg.dir == Direction::kBackwardWeight) {
+    a_mode = v4 ? AMode::kPacked : AMode::kInPlace;
+    b_mode = plain ? (v4 ? BMode::kPacked : BMode::kInPlace) : BMode::kGatherPanels;
+  } else {
+    a_mode = plain ? (v4 ? AMode::kPacked : AMode::kInPlace)
+                   : (v4 ? AMode::kGatherPacked : AMode::kGatherRows);
+    b_mode = cfg.dir == Direction::kForward ? BMode::kPacked : BMode::kGatherPanels;
+  }
+  kernels::MicroSpec spec{};
+  spec.mr = cfg.warp_tile_m;
+  spec.nr = cfg.warp_tile_n;
+  spec.ku = cfg.warp_tile_k;
+  spec.a_elem = a_mode == AMode::kInPlace ? src_elem : Elem::kF32;
+  spec.b_elem = b_mode == BMode::kInPlace ? src_elem : Elem::kF32;
+  // In place, forward and backward-data rows are pixels with contiguous channels (K adjacent);
+  // backward weight's A is the output gradient transposed (rows adjacent).
+  const bool rows_adjacent = a_mode == AMode::kPacked || a_mode == AMode::kGatherPacked ||
+                             (a_mode == AMode::kInPlace && cfg.dir == Direction::kBackwardWeight);
+  spec.a_walk = rows_adjacent ? AWalk::kM : AWalk::kK;
+  spec.b_walk = BWalk::kN;
+  full = kernels::find_micro(isa, spec);
+  spec.edge = true;
+  edge = kernels::find_micro(isa, spec);
+  if (!full || !edge)
+    throw InputError("", 0, "warp_tile",
+                     "no " + std::string(kernels::to_string(isa)) +
+                         " micro-kernel is compiled for " + std::to_string(spec.mr) + "x" +
+                         std::to_string(spec.nr) + "x" + std::to_string(spec.ku) + " (" +
+                         cfg.name() + ")");
+}
+
+// The operands of p's implicit GEMM (docs/conv-kernels.md, "The three GEMMs").
+void ConvDriver::Impl::bind(const Problem& p, const ConvTensors& t, int threads) {
+  const int64_t cg = p.c / p.g, kg = p.k / p.g, taps = p.z * p.y * p.x;
+  groups = p.g;
+  shape = implicit_gemm(p);
+  auto bytes = [](const void* ptr) { return static_cast<const char*>(ptr); };
+  GatherSpec image;  // the x image gathered by output pixels (forward, backward weight)
+  image.bf16 = src_elem == Elem::kBf16;
+  image.taps = int(taps);
+  image.batch = p.n;
+  image.filter = {p.z, p.y, p.x};
+  image.stride = p.stride;
+  image.pad = p.pad;
+  image.dil = p.dil;
+  a_gather.reset();
+  b_gather.reset();
+  const int vec_gather = cfg.vec_a;
+  switch (*p.dir) {
+    case Direction::kForward: {
+      image.base = t.x, image.group_stride = cg, image.pixel_stride = p.c, image.run = cg;
+      image.rows_dims = {p.do_, p.ho, p.wo}, image.source_dims = {p.di, p.hi, p.wi};
+      a = {bytes(t.x), cg, p.c, 1};  // 1x1, stride 1, no padding: output pixel = input pixel
+      if (a_mode == AMode::kGatherRows || a_mode == AMode::kGatherPacked)
+        a_gather.emplace(image, cfg.specialization, vec_gather);
+      b = {bytes(t.w), kg * taps * cg, 1, taps * cg};  // B(k, n) = w[g][n][tap, c = k]
+      c = t.result, ldc = p.k, c_group_stride = kg;
+      result_elems = p.n * p.do_ * p.ho * p.wo * p.k;
+      break;
+    }
+    case Direction::kBackwardData: {
+      GatherSpec grad = image;  // y's gradient gathered by input pixels
+      grad.base = t.y, grad.group_stride = kg, grad.pixel_stride = p.k, grad.run = kg;
+      grad.map = TapMap::kTransposed;
+      grad.rows_dims = {p.di, p.hi, p.wi}, grad.source_dims = {p.do_, p.ho, p.wo};
+      a = {bytes(t.y), kg, p.k, 1};
+      if (a_mode == AMode::kGatherRows || a_mode == AMode::kGatherPacked)
+        a_gather.emplace(grad, cfg.specialization, vec_gather);
+      GatherSpec weights;  // B((tap, k), c) = w[g][k][tap][c]
+      weights.base = t.w, weights.group_stride = kg * taps * cg, weights.bf16 = image.bf16;
+      weights.map = TapMap::kIndexed, weights.taps = int(taps), weights.run = cg;
+      weights.index_blocks = int(kg), weights.index_row_stride = taps * cg;
+      b_gather.emplace(weights, Specialization::kDefault, cfg.vec_b);
+      c = t.result, ldc = p.c, c_group_stride = cg;
+      result_elems = p.n * p.di * p.hi * p.wi * p.c;
+      break;
+    }
+    case Direction::kBackwardWeight: {
+      a = {bytes(t.y), kg, 1, p.k};  // A(k, pixel) = y[pixel][g][k]
+      image.base = t.x, image.group_stride = cg, image.pixel_stride = p.c, image.run = cg;
+      image.rows_dims = {p.do_, p.ho, p.wo}, image.source_dims = {p.di, p.hi, p.wi};
+      b = {bytes(t.x), cg, p.c, 1};  // 1x1, stride 1, no padding: B(pixel, c) = x[pixel][g][c]
+      if (b_mode == BMode::kGatherPanels) b_gather.emplace(image, cfg.specialization, vec_gather);
+      c = t.result, ldc = taps * cg, c_group_stride = kg * taps * cg;
+      result_elems = p.g * kg * taps * cg;
+      break;
+    }
+  }
+  tiles_m = ceil_div(shape.m, cfg.tile_m);
+  tiles_n = ceil_div(shape.n, cfg.tile_n);
+  k_tiles = ceil_div(shape.k, cfg.tile_k);
+  split = cfg.two_stage ? int(std::min<int64_t>(threads, k_tiles)) : 1;
+  parts = split * cfg.warp_k;
+  sub_m = cfg.tile_m / cfg.warp_m;
+  sub_n = cfg.tile_n / cfg.warp_n;
+  ks = cfg.tile_k / cfg.warp_k;
+  tasks = int64_t(parts) * groups * tiles_n * cfg.warp_n * tiles_m * cfg.warp_m;
+  slots = ceil_div(k_tiles, split);
+  // Keep every K slice of a column block's packed B only while that stays cache-sized; a deep
+  // K (backward weight sums over every output pixel) repacks per task instead.
+  constexpr int64_t kCacheBytes = int64_t(4) << 20;
+  cache_b = b_mode != BMode::kInPlace &&
+            slots * ceil_div(sub_n, cfg.warp_tile_n) * cfg.warp_tile_n * ks * 4 <= kCacheBytes;
+}
+
+void ConvDriver::Impl::reserve(int threads) {
+  if (work.spaces.size() < size_t(threads)) work.spaces.resize(size_t(threads));
+  const int64_t panel_rows = ceil_div(sub_m, cfg.warp_tile_m) * cfg.warp_tile_m;
+  const int64_t panel_cols = ceil_div(sub_n, cfg.warp_tile_n) * cfg.warp_tile_n;
+  for (int t = 0; t < threads; ++t) {
+    ThreadSpace& ws = work.spaces[size_t(t)];
+    if (a_mode == AMode::kGatherRows || a_mode == AMode::kGatherPacked)
+      ws.a_block.reserve(4 * size_t(sub_m) * size_t(ks));
+    if (a_mode == AMode::kPacked || a_mode == AMode::kGatherPacked)
+      ws.a_pack.reserve(4 * size_t(panel_rows) * size_t(ks));
+    if (b_mode != BMode::kInPlace) {
+      ws.b_pack.reserve(4 * size_t(cache_b ? slots : 1) * size_t(panel_cols) * size_t(ks));
+      if (ws.b_ready.size() < size_t(slots)) ws.b_ready.resize(size_t(slots));
+    }
+    if (cfg.epilogue == Epilogue::kCShuffle) ws.stage.reserve(4 * size_t(sub_m) * size_t(sub_n));
+  }
+  if (parts > 1) work.partial.reserve(4 * size_t(parts - 1) * size_t(result_elems));
+}
+
+OperandView ConvDriver::Impl::view_a(ThreadSpace& ws, int64_t g, int64_t r0, int64_t k0, int rows,
+                                     int kl) {
+  const int mr = cfg.warp_tile_m;
+  const OperandView packed{ws.a_pack.bytes(), 4 * int64_t(mr) * kl, 1, mr};
+  switch (a_mode) {
+    case AMode::kInPlace:
+    case AMode::kPacked: {
+      const char* src = a.base + (g * a.gs + r0 * a.s0 + k0 * a.s1) * elem_bytes;
+      if (a_mode == AMode::kInPlace) return {src, mr * a.s0 * elem_bytes, a.s0, a.s1};
+      kernels::pack_a(isa, kernels::SourceA{src, src_elem, a.s0, a.s1}, rows, kl, mr, false,
+                      ws.a_pack.bytes());
+      return packed;
+    }
+    case AMode::kGatherRows:
+    case AMode::kGatherPacked: {
+      float* block = ws.a_block.floats();
+      a_gather->copy(g, r0, rows, k0, kl, block, kl);
+      if (a_mode == AMode::kGatherRows)
+        return {reinterpret_cast<const char*>(block), 4 * int64_t(mr) * kl, kl, 1};
+      kernels::pack_a(isa, kernels::SourceA{block, Elem::kF32, kl, 1}, rows, kl, mr, false,
+                      ws.a_pack.bytes());
+      return packed;
+    }
+  }
+  return packed;
+}
+
+OperandView ConvDriver::Impl::view_b(ThreadSpace& ws, int64_t g, int64_t c0, int64_t k0, int cols,
+                                     int kl, int64_t slot) {
+  const int nr = cfg.warp_tile_n;
+  const char* src = b.base + (g * b.gs + k0 * b.s0 + c0 * b.s1) * elem_bytes;
+  if (b_mode == BMode::kInPlace) return {src, nr * b.s1 * elem_bytes, b.s0, b.s1};
+  const int64_t panel_cols = ceil_div(sub_n, nr) * nr;
+  const int64_t cached = cache_b ? slot : 0;
+  float* panels = ws.b_pack.floats() + cached * panel_cols * ks;
+  if (!cache_b || !ws.b_ready[size_t(slot)]) {
+    if (b_mode == BMode::kPacked) {
+      kernels::pack_b(isa, kernels::SourceB{src, src_elem, b.s0, b.s1}, kl, cols, nr, false,
+                      panels);
+    } else {
+      for (int j = 0; j < cols; j += nr) {
+        float* panel = panels + int64_t(j) * kl;
+        const int width = std::min(nr, cols - j);
+        b_gather->copy(g, k0, kl, c0 + j, width, panel, nr);
+        if (width < nr)  // the edge panel's missing columns are zero, as the packers leave them
+          for (int k = 0; k < kl; ++k) std::fill_n(panel + k * nr + width, nr - width, 0.0f);
+      }
+    }
+    if (cache_b) ws.b_ready[size_t(slot)] = 1;
+  }
+  return {reinterpret_cast<const char*>(panels), 4 * int64_t(nr) * kl, nr, 1};
+}
+
+// The register tiles of one K slice in the scheduler's order; compv4 prefetches the micro-panel
+// the inner loop reads next.
+void ConvDriver::Impl::walk(const OperandView& av, const OperandView& bv, int rows, int cols,
+                            int kl, float* target, int64_t ldt, bool first) {
+  const int mr = cfg.warp_tile_m, nr = cfg.warp_tile_n;
+  kernels::MicroArgs args{nullptr, av.s0, av.s1, nullptr, bv.s0, bv.s1,           nullptr, ldt,
+                          kl,      mr,    nr,    mr,      nr,    cfg.warp_tile_k, !first};
+  const int pm = int(ceil_div(rows, mr)), pn = int(ceil_div(cols, nr));
+  auto call = [&](int ir, int jr) {
+    args.a = av.base + ir * av.panel_bytes;
+    args.b = bv.base + jr * bv.panel_bytes;
+    args.c = target + int64_t(ir) * mr * ldt + int64_t(jr) * nr;
+    args.mv = std::min(mr, rows - ir * mr);
+    args.nv = std::min(nr, cols - jr * nr);
+    (args.mv < mr || args.nv < nr ? edge : full)(args);
+  };
+  const bool prefetching = cfg.pipeline == Pipeline::kCompV4;
+  auto prefetch = [&](const OperandView& v, int next) {
+    const char* p = v.base + next * v.panel_bytes;
+    for (int line = 0; line < 4; ++line) __builtin_prefetch(p + 64 * line, 0, 3);
+  };
+  if (cfg.scheduler == Scheduler::kIntrawave) {
+    for (int jr = 0; jr < pn; ++jr)
+      for (int ir = 0; ir < pm; ++ir) {
+        if (prefetching) prefetch(av, ir + 1 < pm ? ir + 1 : 0);
+        call(ir, jr);
+      }
+  } else {
+    for (int ir = 0; ir < pm; ++ir)
+      for (int jr = 0; jr < pn; ++jr) {
+        if (prefetching) prefetch(bv, jr + 1 < pn ? jr + 1 : 0);
+        call(ir, jr);
+      }
+  }
+}
+
+void ConvDriver::Impl::task(ThreadSpace& ws, int64_t id) {
+  const int wm = int(id % cfg.warp_m);
+  id /= cfg.warp_m;
+  const int64_t bm = id % tiles_m;
+  id /= tiles_m;
+  const int wn = int(id % cfg.warp_n);
+  id /= cfg.warp_n;
+  const int64_t bn = id % tiles_n;
+  id /= tiles_n;
+  const int64_t g = id % groups;
+  id /= groups;
+  const int wk = int(id % cfg.warp_k);
+  const int s = int(id / cfg.warp_k);
+
+  const int64_t r0 = bm * cfg.tile_m + int64_t(wm) * sub_m;
+  const int64_t c0 = bn * cfg.tile_n + int64_t(wn) * sub_n;
+  if (r0 >= shape.m || c0 >= shape.n) return;
+  const int part = s * cfg.warp_k + wk;
+  float* base = part == 0 ? c : work.partial.floats() + (part - 1) * result_elems;
+  const int rows = int(std::min<int64_t>(sub_m, shape.m - r0));
+  const int cols = int(std::min<int64_t>(sub_n, shape.n - c0));
+  float* out = base + g * c_group_stride + r0 * ldc + c0;
+  const bool shuffle = cfg.epilogue == Epilogue::kCShuffle;
+  float* target = shuffle ? ws.stage.floats() : out;
+  const int64_t ldt = shuffle ? sub_n : ldc;
+  if (cache_b) {
+    CacheTag tag{work.run_id, g, bn, wn, part};
+    if (!(ws.tag == tag)) {
+      ws.tag = tag;
+      std::fill(ws.b_ready.begin(), ws.b_ready.end(), 0);
+    }
+  }
+  const int64_t kb0 = s * k_tiles / split, kb1 = (s + 1) * k_tiles / split;
+  bool first = true;
+  for (int64_t kb = kb0; kb < kb1; ++kb) {
+    const int64_t k0 = kb * cfg.tile_k + int64_t(wk) * ks;
+    if (k0 >= shape.k) continue;
+    const int kl = int(std::min<int64_t>(ks, shape.k - k0));
+    OperandView bv = view_b(ws, g, c0, k0, cols, kl, kb - kb0);
+    OperandView av = view_a(ws, g, r0, k0, rows, kl);
+    walk(av, bv, rows, cols, kl, target, ldt, first);
+    first = false;
+  }
+  if (first) {  // this part's K share is empty (K tail): its partial sum is zero
+    for (int i = 0; i < rows; ++i) std::fill_n(out + i * ldc, cols, 0.0f);
+  } else if (shuffle) {
+    for (int i = 0; i < rows; ++i) copy_values(out + i * ldc, target + i * ldt, cols, cfg.vec_c);
+  }
+}
+
+// Adds the partial results of the K parts into the result, elements split among threads.
+void ConvDriver::Impl::reduce(int t, int nt) {
+  const float* partial = work.partial.floats();
+  const int64_t begin = result_elems * t / nt, end = result_elems * (t + 1) / nt;
+  for (int part = 1; part < parts; ++part) {
+    const float* p = partial + (part - 1) * result_elems;
+    for (int64_t i = begin; i < end; ++i) c[i] += p[i];
+  }
+}
+
+// Each thread owns a contiguous task range: consecutive tasks share a column block's packed B.
+void ConvDriver::Impl::worker(int t, int nt) {
+  ThreadSpace& ws = work.spaces[size_t(t)];
+  for (int64_t id = tasks * t / nt; id < tasks * (t + 1) / nt; ++id) task(ws, id);
+}
+
+ConvDriver::ConvDriver(const ConvConfig& config, Isa cpu)
+    : impl_(std::make_unique<Impl>(config, cpu)) {}
+ConvDriver::~ConvDriver() = default;
+ConvDriver::ConvDriver(ConvDriver&&) noexcept = default;
+ConvDriver& ConvDriver::operator=(ConvDriver&&) noexcept = default;
+
+Isa ConvDriver::isa() const {
+  return impl_->isa;
+}
+
+void ConvDriver::run(const Problem& p, const ConvTensors& tensors, int threads) {
+  Impl& x = *impl_;
+  std::lock_guard lock(x.work.mutex);  // also guards x's per-run state
+  x.bind(p, tensors, threads);
+  x.reserve(threads);
+  ++x.work.run_id;
+  if (threads == 1) {
+    x.worker(0, 1);
+    if (x.parts > 1) x.reduce(0, 1);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    x.worker(t, nt);
+    if (x.parts > 1) {
+#pragma omp barrier
+      x.reduce(t, nt);
+    }
+  }
+}
+
+}  // namespace kselect::conv::cpu
