@@ -39,7 +39,8 @@ std::function<int()> setup(CLI::App& app) {
                   "Kernel Tuner cache (.json[.gz]) or kselect store: the recorded measurements")
       ->required();
   cmd->add_option("--prior", a->priors,
-                  "Caches or stores of other devices: the model-prior strategy's prior");
+                  "Caches or stores of other devices, or model directories: the "
+                  "model-prior strategy's prior");
   cmd->add_option("--strategies,--strategy", a->strategies,
                   "Comma-separated: " + join(search::tune_strategy_names()) +
                       " (model-prior is added to model when --prior is given)")
@@ -65,6 +66,11 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--trees", o.trees, "model: trees per bootstrap model")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--target", o.target_fraction,
+                  "Fraction of the optimum a run must reach (names the report's keys: 0.95: "
+                  "fraction_seeds_ge_95)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.01, 1.0));
   cmd->add_flag("--no-progress", a->no_progress, "No progress line on stderr");
   cmd->add_flag("--json", a->json, "Print JSON");
   return [a] { return run(*a); };

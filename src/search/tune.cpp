@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <numeric>
@@ -15,6 +16,7 @@
 #include "model/booster_fit.h"
 #include "search/random.h"
 #include "search/strategy.h"
+#include "select/ranker.h"
 
 namespace kselect::search {
 
@@ -246,6 +248,25 @@ Prior relative_speed_prior(const RecordedData& data, const std::string& exclude)
   return out;
 }
 
+void add_model_column(Prior& prior, const TuningTarget& target, const std::string& label,
+                      const select::Ranker& ranker) {
+  std::vector<std::string> names;
+  for (std::size_t c = 0; c < target.configurations(); ++c) names.push_back(target.domain.name(c));
+  // Ranking one configuration refuses a problem of another dtype than the model's (the fast
+  // scoring path does not check).
+  ranker.rank(target.problem, std::vector<std::string>{names.front()});
+  std::vector<double> scores;
+  ranker.score(target.problem, *ranker.prepare(names), scores);
+  const std::size_t column = prior.problems.size();
+  prior.problems.push_back("model " + label);
+  for (auto& [kernel, values] : prior.by_kernel) values.resize(column + 1, std::nan(""));
+  for (std::size_t c = 0; c < names.size(); ++c) {
+    auto& values = prior.by_kernel[names[c]];
+    values.resize(column + 1, std::nan(""));
+    values[column] = scores[c];
+  }
+}
+
 std::vector<std::string> tune_strategy_names() {
   std::vector<std::string> out = strategy_names();
   out.insert(out.end(), kModelStrategies.begin(), kModelStrategies.end());
@@ -286,7 +307,12 @@ TuneReport tune_study(const std::string& cache, const std::vector<std::string>& 
   TuneReport report{cache, priors, o, {}};
   const RecordedData data = load_recorded(cache);
   RecordedData prior_data;
+  std::vector<std::pair<std::string, select::Ranker>> prior_models;
   for (const auto& path : priors) {
+    if (std::filesystem::is_directory(path)) {
+      prior_models.emplace_back(path, select::Ranker::load(path));
+      continue;
+    }
     RecordedData more = load_recorded(path);
     std::move(more.rows.begin(), more.rows.end(), std::back_inserter(prior_data.rows));
   }
@@ -300,11 +326,14 @@ TuneReport tune_study(const std::string& cache, const std::vector<std::string>& 
                     o.progress);
   long done = 0;
   for (const TuningTarget& target : targets) {
-    const Prior prior = relative_speed_prior(prior_data, target.problem);
-    TargetOutcome outcome{target.problem,       target.configurations(),
-                          target.within(0),     target.within(o.target_fraction),
-                          1.0 / target.optimum, {}};
+    Prior prior = relative_speed_prior(prior_data, target.problem);
+    for (const auto& [path, ranker] : prior_models) add_model_column(prior, target, path, ranker);
+    TargetOutcome outcome;
+    outcome.problem = target.problem;
+    outcome.configurations = target.configurations();
     outcome.failed = std::size_t(std::count(target.speed.begin(), target.speed.end(), 0.0));
+    outcome.within_target = target.within(o.target_fraction);
+    outcome.optimum_ms = 1.0 / target.optimum;
     for (const auto& strategy : strategies)
       outcome.strategies.push_back(study_strategy(target, strategy, with_prior ? &prior : nullptr,
                                                   o, [&] { progress.update(++done, strategy); }));
@@ -330,15 +359,17 @@ nlohmann::json TuneReport::to_json() const {
       nlohmann::json fractions = nlohmann::json::object(), seeds = nlohmann::json::object();
       for (const auto& [n, f] : s.mean_fraction) fractions[std::to_string(n)] = f;
       for (const auto& [n, f] : s.fraction_seeds_ge_target_after) seeds[std::to_string(n)] = f;
-      j["strategies"].push_back(
-          {{"strategy", s.strategy},
-           {"mean_fraction_of_optimum", fractions},
-           {"mean_final_fraction", s.mean_final_fraction},
-           {"fraction_seeds_ge_95", s.fraction_seeds_ge_target},
-           {"fraction_seeds_ge_95_after", seeds},
-           {"median_measurements_to_95", s.median_measurements_to_target < 0
-                                             ? nlohmann::json()
-                                             : nlohmann::json(s.median_measurements_to_target)}});
+      // Keys name the target in percent: fraction_seeds_ge_95 for the default 0.95.
+      const std::string percent = std::to_string(std::lround(100 * options.target_fraction));
+      j["strategies"].push_back({{"strategy", s.strategy},
+                                 {"mean_fraction_of_optimum", fractions},
+                                 {"mean_final_fraction", s.mean_final_fraction},
+                                 {"fraction_seeds_ge_" + percent, s.fraction_seeds_ge_target},
+                                 {"fraction_seeds_ge_" + percent + "_after", seeds},
+                                 {"median_measurements_to_" + percent,
+                                  s.median_measurements_to_target < 0
+                                      ? nlohmann::json()
+                                      : nlohmann::json(s.median_measurements_to_target)}});
     }
     out["problems"].push_back(std::move(j));
   }
@@ -360,7 +391,8 @@ std::string TuneReport::to_text() const {
     for (std::size_t n : options.checkpoints)
       if (n <= options.budget)
         out += "  @" + std::to_string(n) + std::string(6 - std::to_string(n).size(), ' ');
-    out += "  seeds>=95%  median n to 95%\n";
+    const std::string percent = std::to_string(std::lround(100 * options.target_fraction));
+    out += "  seeds>=" + percent + "%  median n to " + percent + "%\n";
     for (const auto& s : t.strategies) {
       std::snprintf(line, sizeof line, "  %-12s", s.strategy.c_str());
       out += line;

@@ -20,6 +20,10 @@
 
 #include "search/recorded.h"
 
+namespace kselect::select {
+class Ranker;
+}
+
 namespace kselect::search {
 
 // What other measurements (other devices) say of each configuration: per problem of theirs,
@@ -35,6 +39,11 @@ struct Prior {
 };
 // The prior from `data`'s problems other than `exclude` (the problem being tuned).
 Prior relative_speed_prior(const RecordedData& data, const std::string& exclude);
+// Adds a column to `prior`: a trained model's score of each of the target's configurations for
+// its problem (a model of other hardware, or of the same machine's other problems), labelled
+// "model <label>". InputError when the model cannot score them (another op or dtype).
+void add_model_column(Prior& prior, const TuningTarget& target, const std::string& label,
+                      const select::Ranker& ranker);
 
 struct TuneOptions {
   std::size_t budget = 100;  // measurements per run
@@ -88,8 +97,8 @@ struct TuneReport {
 };
 
 // Tunes every problem of the cache with every strategy over `seeds` seeds; `priors`: stores or
-// caches of other devices (model-prior runs when any is given; the tuned problem itself is
-// left out of its prior).
+// caches of other devices, or model directories (model-prior runs when any is given; the
+// tuned problem itself is left out of its prior).
 TuneReport tune_study(const std::string& cache, const std::vector<std::string>& priors,
                       const TuneOptions& options);
 

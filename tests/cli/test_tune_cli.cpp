@@ -49,6 +49,16 @@ TEST(TuneCli, JsonReportsEachStrategyAndAddsModelPriorWithAPrior) {
   }
 }
 
+TEST(TuneCli, AnotherTargetNamesTheKeys) {
+  auto args = tune_args("random");
+  args.insert(args.end(), {"--target", "0.99"});
+  const auto r = testing::run_cli(args);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto s = nlohmann::json::parse(r.out)["problems"][0]["strategies"][0];
+  EXPECT_TRUE(s.contains("fraction_seeds_ge_99"));
+  EXPECT_FALSE(s.contains("fraction_seeds_ge_95"));
+}
+
 TEST(TuneCli, BadInputExitsThreeAndBadArgumentsTwo) {
   EXPECT_EQ(testing::run_cli(tune_args("hill-climbing")).code, 3);
   auto args = tune_args("random");

@@ -9,7 +9,7 @@
 #include "../model/train_fixture.h"
 #include "core/error.h"
 #include "data/import/driver.h"
-#include "data/store.h"
+#include "gemm_store.h"
 
 namespace kselect::search {
 namespace {
@@ -49,20 +49,9 @@ TEST(Recorded, AStoreGivesTheSameTargetsAsItsImportedCache) {
 // A sweep of the CPU backend: one target per GEMM problem over the kernels measured for it,
 // their configuration fields (strings and booleans among them) as the genes.
 TEST(Recorded, AGemmSweepIsATargetPerProblem) {
-  const auto dir = kselect::testing::scratch_dir("recorded_gemm");
-  std::filesystem::create_directories(dir);
-  const std::string db = (dir / "gemm.sqlite").string();
+  const std::string db = kselect::testing::synthetic_gemm_store("recorded_gemm");
   std::map<std::string, std::vector<data::Measurement>> by_problem;
   for (auto& m : kselect::testing::synthetic_measurements()) by_problem[m.problem].push_back(m);
-  {
-    data::Store store(db);
-    const long run = store.begin_run("gemm", kselect::testing::fixed_hardware(), {}, "k", 0);
-    for (auto& [problem, rows] : by_problem)
-      store.write_problem(run, "k", "gemm", problem, rows, [](const std::string& k) {
-        return nlohmann::json(gemm::GemmConfig::parse_name(k));
-      });
-    store.finish_run(run, 0, false, "finished");
-  }
   const auto targets = tuning_targets(load_recorded(db));
   ASSERT_EQ(targets.size(), by_problem.size());
   const auto configs = kselect::testing::synthetic_configs();

@@ -5,7 +5,10 @@
 #include <cmath>
 #include <set>
 
+#include "../model/synthetic.h"
+#include "../model/train_fixture.h"
 #include "core/error.h"
+#include "gemm_store.h"
 
 namespace kselect::search {
 namespace {
@@ -99,6 +102,37 @@ TEST(Tune, ThePriorIsTheLogRelativeSpeedOnEachOtherProblem) {
   ASSERT_EQ(prior.by_kernel.at("k3").size(), 2u);
   EXPECT_NEAR(prior.by_kernel.at("k3")[0], std::log(kFailedRelativeSpeed), 1e-12);
   EXPECT_TRUE(std::isnan(prior.by_kernel.at("k3")[1]));  // dev=b never measured it
+}
+
+// The CPU backend's recorded sweep with a trained model as prior: the model's best kernels
+// are measured first, so a few measurements find more of each problem's optimum than the
+// same number without it.
+TEST(Tune, AModelDirectoryIsAPriorForAGemmSweep) {
+  const std::string db = kselect::testing::synthetic_gemm_store("tune_gemm");
+  model::TrainOptions t = kselect::testing::quick_options("tune_gemm_model");
+  t.targets = {"tflops"};
+  t.folds = 0;
+  t.boosting.trees = 20;
+  model::train(kselect::testing::synthetic_measurements(), t);
+  TuneOptions o = quick(6);
+  o.seeds = 1;
+  o.initial = 2;
+  o.batch = 2;
+  o.ensemble = 2;
+  o.trees = 5;
+  o.checkpoints = {1, 2};
+  o.strategies = {"model"};
+  const TuneReport report = tune_study(db, {t.out_dir.string()}, o);
+  ASSERT_EQ(report.targets.size(), 84u);  // the synthetic grid's problems
+  double with_prior = 0, without = 0;
+  for (const auto& target : report.targets) {
+    ASSERT_EQ(target.strategies.size(), 2u);
+    EXPECT_EQ(target.strategies[1].strategy, "model-prior");
+    without += target.strategies[0].mean_fraction.at(1) / 84;
+    with_prior += target.strategies[1].mean_fraction.at(1) / 84;
+  }
+  EXPECT_GT(with_prior, without);
+  EXPECT_GT(with_prior, 0.9);
 }
 
 TEST(Tune, TheStudyReportsEachStrategyOnTheA100Cache) {
