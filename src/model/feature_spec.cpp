@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/key_values.h"
 #include "data/measurement.h"
 #include "model/file_io.h"
 
@@ -80,6 +81,8 @@ void to_json(nlohmann::json& j, const FeatureSpec& s) {
     j["shortlist"] = {{"tolerance", s.shortlist_tolerance}, {"kernels", s.shortlist}};
   for (const auto& m : s.blend) j["blend"].push_back({{"model", m.model}, {"weight", m.weight}});
   if (!s.blend.empty() && s.blend_survivors > 0) j["blend_survivors"] = s.blend_survivors;
+  for (const auto& [field, range] : s.training_ranges)
+    j["training_ranges"][field] = nlohmann::json::array({range.min, range.max});
 }
 
 namespace {
@@ -141,6 +144,9 @@ void from_json(const nlohmann::json& j, FeatureSpec& s) {
   for (const auto& m : j.value("blend", nlohmann::json::array()))
     s.blend.push_back({m.at("model").get<std::string>(), m.at("weight").get<double>()});
   s.blend_survivors = j.value("blend_survivors", std::size_t(0));
+  const nlohmann::json ranges = j.value("training_ranges", nlohmann::json::object());
+  for (const auto& [field, range] : ranges.items())
+    s.training_ranges[field] = {range.at(0).get<double>(), range.at(1).get<double>()};
 }
 
 namespace {
@@ -246,6 +252,45 @@ FeatureSpec FeatureSpec::load(const std::filesystem::path& dir) {
     throw StorageError(path.string() + ": time_statistic '" + spec.time_statistic +
                        "' is neither median nor min");
   return spec;
+}
+
+void widen_training_ranges(std::map<std::string, FieldRange>& into,
+                           const std::vector<std::string>& problems) {
+  std::map<std::string, FieldRange> seen;
+  std::set<std::string> not_numeric;
+  for (const auto& problem : problems) {
+    const KeyValues fields = KeyValues::parse(problem);
+    for (const auto& [field, text] : fields.items()) {
+      const auto value = parse_double(text);
+      if (!value) {
+        not_numeric.insert(field);
+        continue;
+      }
+      auto [it, fresh] = seen.try_emplace(field, FieldRange{*value, *value});
+      it->second.min = std::min(it->second.min, *value);
+      it->second.max = std::max(it->second.max, *value);
+    }
+  }
+  for (const auto& [field, range] : seen) {
+    if (not_numeric.count(field)) continue;
+    auto [it, fresh] = into.try_emplace(field, range);
+    it->second.min = std::min(it->second.min, range.min);
+    it->second.max = std::max(it->second.max, range.max);
+  }
+}
+
+std::vector<OutOfRange> outside_training_ranges(const FeatureSpec& spec,
+                                                const std::string& problem) {
+  std::vector<OutOfRange> out;
+  const KeyValues fields = KeyValues::parse(problem, "problem");
+  for (const auto& [field, text] : fields.items()) {
+    auto range = spec.training_ranges.find(field);
+    const auto value = parse_double(text);
+    if (range == spec.training_ranges.end() || !value) continue;
+    if (*value < range->second.min || *value > range->second.max)
+      out.push_back({field, *value, range->second});
+  }
+  return out;
 }
 
 void FeatureSpec::save(const std::filesystem::path& dir) const {

@@ -32,6 +32,18 @@ struct BlendMember {
   double weight = 1;
 };
 
+// The smallest and largest value of a numeric problem field in the training data.
+struct FieldRange {
+  double min = 0, max = 0;
+};
+
+// A problem field whose value lies outside the training range of its model.
+struct OutOfRange {
+  std::string field;
+  double value = 0;
+  FieldRange range;
+};
+
 struct FeatureSpec {
   int format_version = kModelFormatVersion;
   std::string op;     // "gemm"
@@ -76,6 +88,10 @@ struct FeatureSpec {
   // How many candidates the blend's later members score: the first member's best this many
   // (the others rank after them, in the first member's order); 0: every candidate.
   std::size_t blend_survivors = 0;
+  // The range of each numeric problem field over the training problems ("m": [1, 4096]), so
+  // a problem outside it is known to be an extrapolation; empty for models trained before
+  // kselect recorded it (older readers ignore the field).
+  std::map<std::string, FieldRange> training_ranges;
 
   const Prior* prior(const std::string& target) const;
   bool is_log(const std::string& target) const;
@@ -114,6 +130,14 @@ std::vector<std::string> stale_features(const FeatureSpec& spec,
 // The revisions to record for a model of `features` (those of `engine_revisions` it uses).
 std::map<std::string, int> revisions_of(const std::vector<std::string>& features,
                                         const std::map<std::string, int>& engine_revisions);
+
+// The numeric fields of `problems` (key=value text) with their ranges: the fields whose value
+// is a number in every problem. `into` (a warm start's ranges) is widened, not replaced.
+void widen_training_ranges(std::map<std::string, FieldRange>& into,
+                           const std::vector<std::string>& problems);
+// The fields of `problem` outside the spec's training ranges (fields it records only).
+std::vector<OutOfRange> outside_training_ranges(const FeatureSpec& spec,
+                                                const std::string& problem);
 
 void to_json(nlohmann::json& j, const FeatureSpec& s);
 void from_json(const nlohmann::json& j, FeatureSpec& s);

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "core/error.h"
@@ -75,6 +76,14 @@ TargetResult train_classify_target(const Run& run, const std::string& target, Fe
       [&](long rounds, const std::string& what) { progress.reach(start + rounds, what); });
 }
 
+// The ranges of the problems trained on (a warm start's widened), for extrapolation warnings.
+void record_training_ranges(FeatureSpec& spec, const Dataset& d, const FeatureSpec* continued) {
+  if (continued) spec.training_ranges = continued->training_ranges;
+  std::set<std::string> problems;
+  for (const data::Measurement* row : d.rows) problems.insert(row->problem);
+  widen_training_ranges(spec.training_ranges, {problems.begin(), problems.end()});
+}
+
 // A warm start trains on the continued model's schema, dtype and targets; returns its spec.
 FeatureSpec load_warm_start(TrainOptions& o) {
   FeatureSpec previous = FeatureSpec::load(o.warm_start);
@@ -120,6 +129,7 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
   std::filesystem::create_directories(o.out_dir);
 
   FeatureSpec spec = training_spec(o, d.dtype, *engine, schema, features, engine_state, continued);
+  record_training_ranges(spec, d, continued);
   const bool cv = !continued && o.folds > 0;
   if (!cv) remove_cv_files(o);
   RoundProgress progress(o, total_rounds(o, cv));

@@ -2,7 +2,10 @@
 // (a fuzz target, a test) links without every registered op.
 #include "ops/operation.h"
 
+#include <mutex>
+
 #include "core/error.h"
+#include "rules/sets.h"
 
 namespace kselect {
 
@@ -19,6 +22,22 @@ std::unique_ptr<features::FeatureEngine> Operation::fitted_feature_engine(
                                    ? fit_feature_state(rows, kernel_configs, encoding)
                                    : nlohmann::json();
   return make_feature_engine(hardware, state);
+}
+
+const rules::RuleSets* Operation::rule_sets() const {
+  if (!capabilities().kernels_from_rule_sets) return nullptr;
+  // Generated once per op (well under a second) and kept for the process.
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<rules::RuleSets>, std::less<>> generated;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = generated.find(name()); it != generated.end()) return it->second.get();
+  for (const auto& stem : rules::RuleFile::embedded_names()) {
+    rules::RuleFile file = rules::RuleFile::embedded(stem);
+    if (file.op() != name()) continue;
+    auto sets = std::make_unique<rules::RuleSets>(std::move(file));
+    return generated.emplace(std::string(name()), std::move(sets)).first->second.get();
+  }
+  return nullptr;
 }
 
 std::vector<std::string> Operation::generate_problems(const ShapeRequest&) const {

@@ -19,6 +19,10 @@
 
 namespace kselect {
 
+namespace rules {
+class RuleSets;
+}
+
 // A problem with its buffers allocated and filled with deterministic data.
 class Workload {
  public:
@@ -95,6 +99,10 @@ class Operation {
   // InputError for an unknown set.
   virtual std::vector<std::string> kernel_names(std::string_view set,
                                                 const KeyValues& filter) const = 0;
+  // The rule file whose sets kernel_names reads, enumerated (its valid space and named sets),
+  // for searching configurations that no set lists; null when the op's kernels do not come
+  // from rule sets. The base: the embedded rule file that declares this op (its "op" field).
+  virtual const rules::RuleSets* rule_sets() const;
   // All configuration fields of a kernel, plus "name".
   virtual nlohmann::json kernel_fields(std::string_view kernel) const = 0;
   // Why `kernel` cannot run `problem`; "" when it can.

@@ -206,6 +206,34 @@ TEST(FeatureSpec, ShortlistRoundTripsWithoutANewFormat) {
   EXPECT_THROW(FeatureSpec::load(dir), StorageError);
 }
 
+TEST(FeatureSpec, TrainingRangesRoundTripWithoutANewFormatAndFlagExtrapolation) {
+  auto dir = kselect::testing::scratch_dir("spec_ranges");
+  std::filesystem::create_directories(dir);
+  FeatureSpec s = sample_spec();
+  EXPECT_FALSE(nlohmann::json(s).contains("training_ranges"));
+  widen_training_ranges(s.training_ranges, {"m=8,n=64,layout=rcr", "m=512,n=32,layout=rrr"});
+  ASSERT_EQ(s.training_ranges.size(), 2u);  // layout is not a number
+  EXPECT_EQ(s.training_ranges["m"].min, 8);
+  EXPECT_EQ(s.training_ranges["m"].max, 512);
+  EXPECT_EQ(nlohmann::json(s)["format_version"], 1);
+  s.save(dir);
+  FeatureSpec back = FeatureSpec::load(dir);
+  EXPECT_EQ(back.training_ranges["n"].min, 32);
+  EXPECT_EQ(back.training_ranges["n"].max, 64);
+
+  // A warm start widens the ranges it continues.
+  widen_training_ranges(back.training_ranges, {"m=4096,n=48,layout=rcr"});
+  EXPECT_EQ(back.training_ranges["m"].max, 4096);
+  EXPECT_EQ(back.training_ranges["n"].min, 32);
+
+  const auto outside = outside_training_ranges(s, "m=600,n=40,layout=ccr");
+  ASSERT_EQ(outside.size(), 1u);
+  EXPECT_EQ(outside[0].field, "m");
+  EXPECT_EQ(outside[0].value, 600);
+  EXPECT_TRUE(outside_training_ranges(s, "m=512,n=32,layout=ccr").empty());
+  EXPECT_TRUE(outside_training_ranges(sample_spec(), "m=600,n=40").empty());  // none recorded
+}
+
 TEST(FeatureSpec, ScoreSignIsNegativeOnlyForRegressionOnLatency) {
   EXPECT_EQ(score_sign(Objective::kRegression, "tflops"), 1.0);
   EXPECT_EQ(score_sign(Objective::kRegression, "bandwidth"), 1.0);

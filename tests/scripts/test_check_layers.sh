@@ -8,7 +8,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 make_tree() {
   rm -rf "$tmp/src"
-  mkdir -p "$tmp/src"/{core,model,select,ops/gemm,ops/generic,eval}
+  mkdir -p "$tmp/src"/{core,model,select,search,ops/gemm,ops/generic,eval}
   echo '#pragma once' > "$tmp/src/core/error.h"
   printf '#pragma once\n#include "core/error.h"\n' > "$tmp/src/ops/operation.h"
   printf '#pragma once\n#include "ops/operation.h"\n' > "$tmp/src/ops/gemm/features.h"
@@ -45,6 +45,12 @@ expect 1 "one op may not include another op's code"
 make_tree
 echo '#include "model/xgboost.h"' >> "$tmp/src/model/forest.h"
 expect 1 'selection reaches XGBoost: select/ranker.cpp -> model/forest.h -> model/xgboost.h'
+make_tree  # search sits between select and eval
+printf '#include "select/ranker.h"\n' > "$tmp/src/search/surrogate.cpp"
+printf '#include "search/surrogate.h"\n' > "$tmp/src/eval/tune.cpp"
+expect 0 ''
+echo '#include "eval/report.h"' >> "$tmp/src/search/surrogate.cpp"
+expect 1 'search/surrogate.cpp:2: includes eval/report.h: search may not include eval'
 make_tree
 mkdir -p "$tmp/src/widgets" && echo '' > "$tmp/src/widgets/a.cpp"
 expect 1 'widgets/a.cpp: in no layer'
