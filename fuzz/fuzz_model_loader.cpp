@@ -75,7 +75,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.txt");
       if (model.num_features() > 1 << 16) return 0;
       std::vector<double> row(model.num_features(), NAN);
-      std::vector<double> out(size_t(std::max(model.num_class(), 1)));
+      // predict writes one score per tree of an iteration (the file may disagree with num_class).
+      std::vector<double> out(size_t(std::max(model.num_tree_per_iteration(), 1)));
       model.predict(row.data(), out.data());
       std::fill(row.begin(), row.end(), 1.0);
       model.predict(row.data(), out.data());

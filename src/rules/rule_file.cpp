@@ -147,8 +147,9 @@ void RuleFile::parse_constants(const ojson& doc, const KeyValues& overrides) {
     constants_.push_back(c);
   }
   for (const auto& [key, text] : overrides.items()) {
+    const auto& name = key;  // clang before 16 cannot capture a structured binding
     auto it = std::find_if(constants_.begin(), constants_.end(),
-                           [&](const Constant& c) { return c.name == key; });
+                           [&](const Constant& c) { return c.name == name; });
     if (it == constants_.end()) fail("constants", "no constant '" + key + "' to override");
     it->value = parse_override(*it, text);
   }
