@@ -1,6 +1,8 @@
 // `kselect tune` end to end on a Kernel Tuner cache: the real binary, its JSON and exit codes.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
@@ -9,6 +11,9 @@ namespace kselect {
 namespace {
 
 const std::string kCacheDir = std::string(KSELECT_SHARED_DATA_DIR) + "/kernel-tuner/";
+
+#define SKIP_WITHOUT_CACHES() \
+  if (!std::filesystem::exists(kCacheDir)) GTEST_SKIP() << "shared data not present: " << kCacheDir
 
 std::vector<std::string> tune_args(const std::string& strategies) {
   return {"tune",
@@ -33,6 +38,7 @@ std::vector<std::string> tune_args(const std::string& strategies) {
 }
 
 TEST(TuneCli, JsonReportsEachStrategyAndAddsModelPriorWithAPrior) {
+  SKIP_WITHOUT_CACHES();
   const auto r = testing::run_cli(tune_args("random,model"));
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
@@ -50,6 +56,7 @@ TEST(TuneCli, JsonReportsEachStrategyAndAddsModelPriorWithAPrior) {
 }
 
 TEST(TuneCli, AnotherTargetNamesTheKeys) {
+  SKIP_WITHOUT_CACHES();
   auto args = tune_args("random");
   args.insert(args.end(), {"--target", "0.99"});
   const auto r = testing::run_cli(args);
