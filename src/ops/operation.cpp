@@ -40,6 +40,50 @@ const rules::RuleSets* Operation::rule_sets() const {
   return nullptr;
 }
 
+KernelCatalogue::KernelCatalogue(std::vector<std::string> names) : names_(std::move(names)) {
+  index_.reserve(names_.size());
+  for (std::size_t i = 0; i < names_.size(); ++i) index_.emplace(names_[i], i);
+}
+
+std::size_t KernelCatalogue::find(std::string_view kernel) const {
+  auto it = index_.find(kernel);
+  return it == index_.end() ? npos : it->second;
+}
+
+std::vector<std::uint32_t> KernelCatalogue::supported(std::string_view problem) const {
+  std::vector<std::uint32_t> out;
+  for (std::size_t i = 0; i < size(); ++i)
+    if (unsupported_reason(i, problem).empty()) out.push_back(std::uint32_t(i));
+  return out;
+}
+
+namespace {
+
+// The base catalogue: the op answers by name.
+class NamedKernelCatalogue final : public KernelCatalogue {
+ public:
+  NamedKernelCatalogue(const Operation& op, std::vector<std::string> names)
+      : KernelCatalogue(std::move(names)), op_(op) {}
+  std::string unsupported_reason(std::size_t index, std::string_view problem) const override {
+    return op_.unsupported_reason(name(index), problem);
+  }
+
+ private:
+  const Operation& op_;
+};
+
+}  // namespace
+
+std::unique_ptr<KernelCatalogue> Operation::catalogue(std::vector<std::string> kernels) const {
+  for (const auto& k : kernels) kernel_fields(k);  // InputError for a name the op lacks
+  return std::make_unique<NamedKernelCatalogue>(*this, std::move(kernels));
+}
+
+std::unique_ptr<Workload> Operation::wrap_buffers(std::string_view, std::span<void* const>) const {
+  throw InputError("", 0, "op",
+                   "the " + std::string(name()) + " op cannot run on a caller's buffers");
+}
+
 std::vector<std::string> Operation::generate_problems(const ShapeRequest&) const {
   throw InputError("", 0, "op",
                    "the " + std::string(name()) + " op has no shape families: give --shapes");

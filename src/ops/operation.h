@@ -2,11 +2,13 @@
 // The seam between pipeline stages and operations. Sweeps, storage, training, evaluation and
 // selection are written once against this interface; each operation (src/ops/<op>/) implements
 // it and registers itself in src/ops/registry.cpp.
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -43,6 +45,37 @@ class BoundKernel {
   virtual void run() = 0;  // executes the kernel once; no allocation inside
   // Checks the output of the last run() against a reference: "" if correct, else why not.
   virtual std::string verify() = 0;
+};
+
+// The kernels of one candidate set, parsed once (Operation::catalogue). Selection holds one
+// per model and asks it which kernels support a problem by index: no name is looked up or
+// parsed again per problem, and the problem is parsed once per question, not once per kernel.
+class KernelCatalogue {
+ public:
+  static constexpr std::size_t npos = std::size_t(-1);
+  explicit KernelCatalogue(std::vector<std::string> names);
+  virtual ~KernelCatalogue() = default;
+
+  const std::vector<std::string>& names() const { return names_; }
+  std::size_t size() const { return names_.size(); }
+  const std::string& name(std::size_t index) const { return names_[index]; }
+  // The index of `kernel`, npos when the catalogue lacks it.
+  std::size_t find(std::string_view kernel) const;
+
+  // Why kernel `index` cannot run `problem` (canonical text); "" when it can.
+  virtual std::string unsupported_reason(std::size_t index, std::string_view problem) const = 0;
+  // The indices of the kernels that can run `problem`, in catalogue order.
+  virtual std::vector<std::uint32_t> supported(std::string_view problem) const;
+  // Scratch memory (bytes) kernel `index` allocates beyond the problem's operands to run
+  // `problem`: packed panels, split-K partial sums. 0 when it needs none.
+  virtual double workspace_bytes(std::size_t index, std::string_view problem) const {
+    (void)index, (void)problem;
+    return 0;
+  }
+
+ private:
+  std::vector<std::string> names_;
+  std::unordered_map<std::string_view, std::size_t> index_;  // views into names_
 };
 
 // What an operation can do. Generic layers branch on these, never on the operation's name.
@@ -109,6 +142,10 @@ class Operation {
   virtual std::string unsupported_reason(std::string_view kernel,
                                          std::string_view problem) const = 0;
 
+  // `kernels` parsed once, for repeated support questions (KernelCatalogue). InputError naming
+  // a kernel that is not one of the op's. The base answers through unsupported_reason by name.
+  virtual std::unique_ptr<KernelCatalogue> catalogue(std::vector<std::string> kernels) const;
+
   // The order in which kselect tries `kernels` for `problem` when it has no model: the first
   // one that runs the problem is the no-model ("default") pick. The base order is the given one.
   virtual std::vector<std::string> heuristic_order(std::string_view problem,
@@ -168,6 +205,18 @@ class Operation {
     (void)problem;
     return 0;
   }
+  // The operands of `problem` in the order run_on_buffers takes them ("a", "b", "c" for
+  // GEMM), empty when the op cannot run on a caller's memory.
+  virtual std::vector<std::string> operand_names(std::string_view problem) const {
+    (void)problem;
+    return {};
+  }
+  // A workload over the caller's operands (operand_names order; element type the problem's
+  // dtype, layout as the problem says): kernels bound to it read and write the caller's
+  // memory, and verify() checks the output against a reference computed from the caller's
+  // inputs. The base: InputError (the op cannot run on a caller's memory).
+  virtual std::unique_ptr<Workload> wrap_buffers(std::string_view problem,
+                                                 std::span<void* const> operands) const;
   virtual std::unique_ptr<Workload> make_workload(std::string_view problem,
                                                   unsigned seed) const = 0;
   // Binds a supported kernel to a workload; throws InputError if it does not support it.
