@@ -10,9 +10,7 @@
 #include "core/error.h"
 #include "ops/operation.h"
 #include "ops/shape_csv.h"
-#include "select/candidates.h"
-#include "select/default_guard.h"
-#include "select/ranker.h"
+#include "select/model_selector.h"
 
 namespace kselect::cli {
 
@@ -28,57 +26,9 @@ struct PredictArgs {
   bool all_candidates = false;
 };
 
-// A rule set's supported kernels, or for a generic model the kernels it saw in training with
-// the problem's context.
-std::vector<std::string> candidates_for(const PredictArgs& a, const select::Ranker& ranker,
-                                        const Operation& op, const std::string& problem) {
-  if (op.capabilities().kernels_from_rule_sets)
-    return select::supported_kernels(op, a.rules, problem);
-  if (a.rules_given)
-    throw InputError("", 0, "rules",
-                     "a " + std::string(op.name()) +
-                         " model has no rule sets: it ranks the kernels it saw in training "
-                         "(leave out --rules)");
-  return ranker.engine().candidates(problem);
-}
-
-// A classify model ranks a context without classes in input order, which means nothing:
-// refused. A context never seen in training is refused before, by the vocabulary's candidates
-// (candidates_for: a classify model is generic), with the contexts the model knows; one seen
-// in training has no classes when none of its problems had a valid `target` > 0 (a tflops
-// model on a context measured in times only), refused here with the contexts that have.
-void check_classified_context(const select::Ranker& ranker, const std::string& target,
-                              const std::string& problem) {
-  const model::KernelClassifier& classifier = *ranker.classifier();
-  const std::string context = ranker.engine().context(problem);
-  if (classifier.find(context)) return;
-  std::string known;
-  for (const auto& c : classifier.contexts()) known += (known.empty() ? "" : "; ") + c.name;
-  throw InputError("", 0, "problem",
-                   "the classifier has no class for " + (context.empty() ? "no context" : context) +
-                       " (no training problem of it had a valid " + target +
-                       " > 0; it has classes for: " + known + ")");
-}
-
 nlohmann::json number(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
 }
-
-// What the default guard decided: which kernel it protects and whether it kept it.
-struct GuardOutcome {
-  std::string default_kernel;  // empty: the guard is off
-  bool kept = false;
-};
-
-// One problem's ranking: `supported` kernels support it, `shortlisted` of them were ranked;
-// `unsupported` when none does.
-struct Prediction {
-  std::string problem;
-  std::vector<select::Scored> ranked;
-  std::size_t supported = 0, shortlisted = 0;
-  GuardOutcome guard;
-  bool unsupported = false;
-};
 
 // "no kernel of rule set 'R' supports <what>": one wording for JSON, tables and stderr.
 std::string unsupported_text(const std::string& rules, const std::string& what) {
@@ -91,7 +41,7 @@ bool cut(const select::Scored& s) {
   return select::Cascade::is_cut(s.score);
 }
 
-nlohmann::json to_json(const Prediction& p, const std::string& rules) {
+nlohmann::json to_json(const select::Prediction& p, const std::string& rules) {
   nlohmann::json out = {{"problem", p.problem},
                         {"candidates", p.supported},
                         {"shortlisted", p.shortlisted},
@@ -164,75 +114,7 @@ void print_table(const std::vector<select::Scored>& ranked, const select::Ranker
         "blend's first member alone)\n");
 }
 
-// The kernel the default guard protects: the op's no-model pick (`kernel`, empty for none),
-// added to the candidates when the rule set ranked lacks it (it must be scored to be compared).
-std::string guarded_default(const Operation& op, const std::string& problem,
-                            const std::string& kernel, std::vector<std::string>& candidates) {
-  if (!op.capabilities().kernels_from_rule_sets)
-    throw InputError("", 0, "default_margin",
-                     "the " + std::string(op.name()) +
-                         " op has no default rule set to guard (leave out --default-margin)");
-  if (kernel.empty())
-    throw InputError("", 0, "default_margin",
-                     "no kernel of the default rule set supports " + problem);
-  if (std::find(candidates.begin(), candidates.end(), kernel) == candidates.end())
-    candidates.push_back(kernel);
-  return kernel;
-}
-
-// The model, its op and the options, loaded once for every problem ranked.
-class Predictor {
- public:
-  explicit Predictor(const PredictArgs& a)
-      : args_(a), ranker_(select::Ranker::load(a.model)), guard_(a.default_margin) {
-    warn_stale_features(a.model, ranker_.stale_features());
-    ranker_.set_cascade(select::Cascade::parse(a.cascade));
-    const std::string& op_name = a.op.empty() ? ranker_.spec().op : a.op;
-    if (op_name != ranker_.spec().op)
-      throw InputError("", 0, "op",
-                       "the model is for '" + ranker_.spec().op + "', not '" + op_name + "'");
-    op_ = &find_operation(op_name);
-  }
-
-  const Operation& op() const { return *op_; }
-  const select::Ranker& ranker() const { return ranker_; }
-
-  // `problem`: canonical text (Operation::canonical_problem).
-  Prediction predict(const std::string& problem) const {
-    Prediction p;
-    p.problem = problem;
-    auto candidates = candidates_for(args_, ranker_, *op_, problem);
-    if (candidates.empty()) {
-      p.unsupported = true;
-      return p;
-    }
-    if (ranker_.classifier()) {
-      const auto& targets = ranker_.spec().targets;
-      check_classified_context(ranker_, targets.empty() ? "target" : targets.front(), problem);
-    }
-    // The no-model pick, always a candidate: guarded, and kept by the shortlist.
-    const std::string no_model_pick = op_->capabilities().kernels_from_rule_sets
-                                          ? select::default_kernel(*op_, "default", problem)
-                                          : std::string();
-    if (guard_.enabled())
-      p.guard.default_kernel = guarded_default(*op_, problem, no_model_pick, candidates);
-    p.supported = candidates.size();
-    if (!args_.all_candidates) candidates = ranker_.shortlisted(candidates, no_model_pick);
-    p.shortlisted = candidates.size();
-    p.ranked = ranker_.rank(problem, candidates);
-    if (guard_.enabled()) p.guard.kept = guard_.apply(p.ranked, p.guard.default_kernel);
-    if (args_.top > 0 && p.ranked.size() > std::size_t(args_.top)) p.ranked.resize(args_.top);
-    return p;
-  }
-
- private:
-  const PredictArgs& args_;
-  select::Ranker ranker_;
-  const Operation* op_ = nullptr;
-  select::DefaultGuard guard_;
-};
-
-void print_text(const Prediction& p, const PredictArgs& a, const select::Ranker& ranker) {
+void print_text(const select::Prediction& p, const PredictArgs& a, const select::Ranker& ranker) {
   if (p.unsupported) {
     std::printf("%s\n", unsupported_text(a.rules, "it").c_str());
     return;
@@ -250,9 +132,29 @@ void print_text(const Prediction& p, const PredictArgs& a, const select::Ranker&
         percent_cell(a.default_margin, 0).c_str());
 }
 
+select::ModelSelector load_predictor(const PredictArgs& a) {
+  select::SelectionOptions o;
+  o.rules = a.rules;
+  o.rules_given = a.rules_given;
+  o.cascade = a.cascade;
+  o.default_margin = a.default_margin;
+  o.all_candidates = a.all_candidates;
+  auto predictor = select::ModelSelector::load(a.model, a.op, o);
+  warn_stale_features(a.model, predictor.ranker().stale_features());
+  return predictor;
+}
+
+// The ranking of one canonical problem, cut to --top.
+select::Prediction predict(const select::ModelSelector& predictor, const PredictArgs& a,
+                           const std::string& problem) {
+  select::Prediction p = predictor.predict(problem);
+  if (a.top > 0 && p.ranked.size() > std::size_t(a.top)) p.ranked.resize(a.top);
+  return p;
+}
+
 int run_one(const PredictArgs& a) {
-  const Predictor predictor(a);
-  const Prediction p = predictor.predict(predictor.op().canonical_problem(a.problem, "--problem"));
+  const auto predictor = load_predictor(a);
+  const auto p = predict(predictor, a, predictor.op().canonical_problem(a.problem, "--problem"));
   if (p.unsupported) {
     std::cerr << "kselect: " << unsupported_text(a.rules, p.problem) << "\n";
     return kExitFailure;
@@ -268,12 +170,12 @@ int run_one(const PredictArgs& a) {
 // problem's objects (an unsupported problem's with an `error`), or a table per problem. Exit 1
 // when some problem has no supporting kernel, after ranking the others.
 int run_batch(const PredictArgs& a) {
-  const Predictor predictor(a);
+  const auto predictor = load_predictor(a);
   const auto problems = read_shape_csv(predictor.op(), a.problems_file);
   nlohmann::json all = nlohmann::json::array();
   long unsupported = 0;
   for (const std::string& problem : problems) {
-    const Prediction p = predictor.predict(problem);
+    const auto p = predict(predictor, a, problem);
     unsupported += p.unsupported;
     if (a.json) {
       all.push_back(to_json(p, a.rules));

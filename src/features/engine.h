@@ -4,6 +4,7 @@
 // Training and selection both call extract(), so there is exactly one code path; a single row
 // is a batch of one.
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <span>
@@ -41,6 +42,10 @@ class KernelBlock {
  public:
   virtual ~KernelBlock() = default;
   virtual std::size_t size() const = 0;
+  // The kernels at `rows` (indices into this block, in that order), without parsing anything
+  // again: a selector prepares its whole catalogue once and scores each problem's supported
+  // kernels.
+  virtual std::unique_ptr<KernelBlock> subset(std::span<const std::uint32_t> rows) const = 0;
 };
 
 class FeatureEngine {

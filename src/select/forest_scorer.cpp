@@ -2,10 +2,24 @@
 
 #include <algorithm>
 #include <numeric>
+#include <unordered_map>
 
 #include "core/error.h"
 
 namespace kselect::select {
+
+namespace {
+
+// The feature rows a scorer's last score() extracted, per thread and per scorer: one scorer
+// serves every thread of a dispatcher, and a blend reads its first member's rows after other
+// members have scored. An entry whose scorer is gone is only scratch for a later one at the
+// same address.
+std::vector<float>& rows_of(const ForestScorer* scorer) {
+  thread_local std::unordered_map<const ForestScorer*, std::vector<float>> rows;
+  return rows[scorer];
+}
+
+}  // namespace
 
 std::unique_ptr<ForestScorer> ForestScorer::load(const std::filesystem::path& dir,
                                                  model::FeatureSpec spec,
@@ -69,7 +83,7 @@ std::unique_ptr<features::KernelBlock> ForestScorer::prepare(
 
 void ForestScorer::predict(const TargetModel& m, std::size_t rows, std::vector<double>& raw) const {
   raw.resize(rows);
-  m.forest.predict_exact(rows_.data(), rows, all_columns_.size(), 0, m.forest.num_trees(),
+  m.forest.predict_exact(rows_of(this).data(), rows, all_columns_.size(), 0, m.forest.num_trees(),
                          raw.data());
 }
 
@@ -139,19 +153,23 @@ void ForestScorer::full_margins(std::span<const float* const> rows,
   for (double& v : out) v *= sign;
 }
 
+const float* ForestScorer::extracted_rows() const {
+  return rows_of(this).data();
+}
+
 void ForestScorer::score(std::string_view problem, const features::KernelBlock& kernels,
                          std::vector<double>& out) const {
   const std::size_t n = kernels.size();
-  rows_.resize(n * all_columns_.size());
-  engine_->extract_rows(problem, kernels, all_columns_, rows_.data());
-  ordering_margins(rows_.data(), n, out);
+  rows_of(this).resize(n * all_columns_.size());
+  engine_->extract_rows(problem, kernels, all_columns_, rows_of(this).data());
+  ordering_margins(rows_of(this).data(), n, out);
 }
 
 std::vector<Scored> ForestScorer::scored(std::string_view problem,
                                          const features::KernelBlock& kernels,
                                          std::span<const std::string> names) const {
   std::vector<double> scores;
-  score(problem, kernels, scores);  // also fills rows_, which the other targets read
+  score(problem, kernels, scores);  // also fills rows_of(this), which the other targets read
   std::vector<Scored> out(names.size());
   for (std::size_t i = 0; i < names.size(); ++i) out[i].kernel = names[i], out[i].score = scores[i];
   const model::FeatureSpec& s = spec();

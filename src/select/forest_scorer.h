@@ -42,8 +42,8 @@ class ForestScorer final : public Scorer {
                              std::span<const std::string> names) const override;
 
   // What a blend reads of its members (select/blend_scorer.h).
-  // The feature rows the last score() extracted, row_width() columns each.
-  const float* extracted_rows() const { return rows_.data(); }
+  // The feature rows this thread's last score() extracted, row_width() columns each.
+  const float* extracted_rows() const;
   std::size_t row_width() const { return all_columns_.size(); }
   // Margins (signed, larger is better) of the ordering forest for the n rows at `rows`, laid
   // out as extracted_rows(), through the cascade when it is on.
@@ -72,7 +72,6 @@ class ForestScorer final : public Scorer {
   std::vector<TargetModel> models_;  // one per target, spec order
   int primary_ = 0;                  // the model whose predictions order the ranking
   Cascade cascade_;
-  mutable std::vector<float> rows_;
 };
 
 }  // namespace kselect::select

@@ -28,7 +28,7 @@
 
 namespace kselect::select {
 
-// Not thread-safe (its scorer reuses scratch buffers): use one Ranker per thread.
+// Thread-safe once loaded and configured (set_cascade): scoring keeps its scratch per thread.
 class Ranker {
  public:
   // Loads feature_spec.json and model_<target>.json[.gz] from `dir` (a classify model: its

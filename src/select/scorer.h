@@ -58,8 +58,8 @@ struct Cascade {
   static Cascade parse(const std::string& text);
 };
 
-// Scores a problem's candidate kernels with one loaded model. Not thread-safe: scoring may
-// reuse scratch buffers.
+// Scores a problem's candidate kernels with one loaded model. Thread-safe once configured
+// (set_cascade): scoring keeps its scratch buffers per thread.
 class Scorer {
  public:
   virtual ~Scorer() = default;

@@ -502,6 +502,13 @@ namespace {
 struct GemmKernelBlock : features::KernelBlock {
   std::vector<GemmConfig> configs;
   std::size_t size() const override { return configs.size(); }
+  std::unique_ptr<features::KernelBlock> subset(
+      std::span<const std::uint32_t> rows) const override {
+    auto out = std::make_unique<GemmKernelBlock>();
+    out->configs.reserve(rows.size());
+    for (std::uint32_t r : rows) out->configs.push_back(configs.at(r));
+    return out;
+  }
 };
 }  // namespace
 

@@ -1,5 +1,7 @@
 #include "ops/generic/features.h"
 
+#include <stdexcept>
+
 #include "core/error.h"
 
 namespace kselect::generic {
@@ -11,6 +13,19 @@ struct GenericKernelBlock : features::KernelBlock {
   std::vector<double> values;  // size() rows of `width`
   std::size_t count = 0;
   std::size_t size() const override { return count; }
+  std::unique_ptr<features::KernelBlock> subset(
+      std::span<const std::uint32_t> rows) const override {
+    auto out = std::make_unique<GenericKernelBlock>();
+    out->width = width;
+    out->count = rows.size();
+    out->values.reserve(width * rows.size());
+    for (std::uint32_t r : rows) {
+      if (r >= count) throw std::out_of_range("GenericKernelBlock::subset");
+      out->values.insert(out->values.end(), values.begin() + r * width,
+                         values.begin() + (r + 1) * width);
+    }
+    return out;
+  }
 };
 }  // namespace
 
