@@ -44,7 +44,14 @@ echo '#include "ops/gemm/features.h"' >> "$tmp/src/ops/cpu_gemm_core/micro.h"
 expect 1 "one op may not include another op's code"
 make_tree
 echo '#include "model/xgboost.h"' >> "$tmp/src/model/forest.h"
-expect 1 'selection reaches XGBoost: select/ranker.cpp -> model/forest.h -> model/xgboost.h'
+expect 1 'selection reaches XGBoost or SQLite: select/ranker.cpp -> model/forest.h -> model/xgboost.h'
+make_tree  # the runtime API may not reach the store either
+mkdir -p "$tmp/src/api" "$tmp/src/data"
+printf '#pragma once\n#include <sqlite3.h>\n' > "$tmp/src/data/sqlite.h"
+printf '#include "select/ranker.h"\n' > "$tmp/src/api/selector.cpp"
+expect 0 ''
+echo '#include "data/sqlite.h"' >> "$tmp/src/api/selector.cpp"
+expect 1 'selection reaches XGBoost or SQLite: api/selector.cpp -> data/sqlite.h'
 make_tree  # search sits between select and eval
 printf '#include "select/ranker.h"\n' > "$tmp/src/search/surrogate.cpp"
 printf '#include "search/surrogate.h"\n' > "$tmp/src/eval/tune.cpp"
