@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/text.h"
+#include "ops/cpu_gemm_core/bf16.h"
 
 namespace kselect {
 
@@ -57,6 +58,28 @@ std::vector<std::string> order_by_cost(std::vector<std::string> kernels,
   std::vector<std::string> ordered;
   for (auto& entry : keyed) ordered.push_back(std::move(entry.second));
   return ordered;
+}
+
+void check_operands(const std::vector<std::string>& names, std::span<void* const> operands) {
+  if (operands.size() != names.size()) {
+    std::string list;
+    for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
+    throw InputError("", 0, "operands",
+                     "expected " + std::to_string(names.size()) + " (" + list + "), got " +
+                         std::to_string(operands.size()));
+  }
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (!operands[i]) throw InputError("", 0, names[i], "the operand's pointer is null");
+}
+
+void fill_operand(void* storage, std::size_t count, bool bf16, std::uint64_t seed) {
+  if (!bf16) {
+    auto* values = static_cast<float*>(storage);
+    for (std::size_t i = 0; i < count; ++i) values[i] = operand_value(seed, i);
+    return;
+  }
+  auto* bits = static_cast<std::uint16_t*>(storage);
+  for (std::size_t i = 0; i < count; ++i) bits[i] = kernels::float_to_bf16(operand_value(seed, i));
 }
 
 std::uint64_t splitmix(std::uint64_t x) {

@@ -1,14 +1,15 @@
 #pragma once
 // What every operation whose kernels come from a rule file shares (GEMM, conv): the named
 // configuration sets generated once from the embedded rule file, listing a set's kernel names
-// under a field filter, the "a+b" union of sets, the no-model order by a cost, a cache of built
-// kernels, and the deterministic operand values of workloads.
+// under a field filter, the "a+b" union of sets, the no-model order by a cost, the check of a
+// caller's operands, a cache of built kernels, and the deterministic operand values of workloads.
 #include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -17,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/key_values.h"
+#include "ops/operation.h"
 #include "rules/sets.h"
 
 namespace kselect {
@@ -81,6 +83,10 @@ std::vector<std::string> matching_names(const std::vector<Config>& configs, cons
 std::vector<std::string> order_by_cost(std::vector<std::string> kernels,
                                        const std::function<double(const std::string&)>& cost);
 
+// InputError unless `operands` holds one non-null pointer per name in `names` (a workload over
+// a caller's buffers, Operation::wrap_buffers); the error names the operand.
+void check_operands(const std::vector<std::string>& names, std::span<void* const> operands);
+
 // Built kernels, one per name: kernel objects may be costly to build and own workspace.
 template <typename Kernel, typename Config>
 class KernelCache {
@@ -99,11 +105,52 @@ class KernelCache {
   mutable std::map<std::string, std::unique_ptr<Kernel>, std::less<>> kernels_;
 };
 
+// The kernels of a candidate set built once (an op's KernelCache keeps them), answering through
+// the op's typed functions: `parse` reads the problem once per question, `reason` is the one
+// answer of the op's unsupported_reason (by name it parses and looks up the kernel first),
+// `workspace` the kernel's scratch memory for a problem it runs.
+template <typename Kernel, typename Problem>
+class BuiltKernelCatalogue final : public KernelCatalogue {
+ public:
+  struct Answers {
+    Problem (*parse)(std::string_view problem);
+    std::string (*reason)(const Kernel& kernel, const Problem& problem);
+    double (*workspace)(const Kernel& kernel, const Problem& problem);
+  };
+  BuiltKernelCatalogue(std::vector<std::string> names, std::vector<const Kernel*> kernels,
+                       Answers answers)
+      : KernelCatalogue(std::move(names)), kernels_(std::move(kernels)), answers_(answers) {}
+
+  std::string unsupported_reason(std::size_t index, std::string_view problem) const override {
+    return answers_.reason(*kernels_.at(index), answers_.parse(problem));
+  }
+  std::vector<std::uint32_t> supported(std::string_view problem) const override {
+    const Problem p = answers_.parse(problem);
+    std::vector<std::uint32_t> out;
+    for (std::size_t i = 0; i < kernels_.size(); ++i)
+      if (answers_.reason(*kernels_[i], p).empty()) out.push_back(std::uint32_t(i));
+    return out;
+  }
+  // 0 for a kernel that cannot run the problem: it is never bound to it.
+  double workspace_bytes(std::size_t index, std::string_view problem) const override {
+    const Kernel& kernel = *kernels_.at(index);
+    const Problem p = answers_.parse(problem);
+    return answers_.reason(kernel, p).empty() ? answers_.workspace(kernel, p) : 0;
+  }
+
+ private:
+  std::vector<const Kernel*> kernels_;
+  Answers answers_;
+};
+
 // Element `index` of a workload operand filled from `seed`: an integer in [-2, 2], exact in
 // bf16, so every partial sum is exact in fp32 for any reduction a host can hold and a correct
 // kernel reproduces the reference exactly.
 float operand_value(std::uint64_t seed, std::uint64_t index);
 // A well-mixed hash of x (SplitMix64's finaliser), for deterministic samples.
 std::uint64_t splitmix(std::uint64_t x);
+// `count` elements of a workload operand from `seed` (operand_value): fp32, or bf16 bit
+// patterns when `bf16`.
+void fill_operand(void* storage, std::size_t count, bool bf16, std::uint64_t seed);
 
 }  // namespace kselect

@@ -67,7 +67,9 @@ class KernelCatalogue {
   // The indices of the kernels that can run `problem`, in catalogue order.
   virtual std::vector<std::uint32_t> supported(std::string_view problem) const;
   // Scratch memory (bytes) kernel `index` allocates beyond the problem's operands to run
-  // `problem`: packed panels, split-K partial sums. 0 when it needs none.
+  // `problem`: packed panels, split-K partial sums. 0 when it needs none (or cannot run it).
+  // Where scratch is per worker thread (gemm, conv) it is counted for the op's default team,
+  // omp_get_max_threads() workers: a bound for runs with fewer.
   virtual double workspace_bytes(std::size_t index, std::string_view problem) const {
     (void)index, (void)problem;
     return 0;
@@ -205,16 +207,18 @@ class Operation {
     (void)problem;
     return 0;
   }
-  // The operands of `problem` in the order run_on_buffers takes them ("a", "b", "c" for
+  // The operands of `problem` in the order wrap_buffers takes them ("a", "b", "c" for
   // GEMM), empty when the op cannot run on a caller's memory.
   virtual std::vector<std::string> operand_names(std::string_view problem) const {
     (void)problem;
     return {};
   }
   // A workload over the caller's operands (operand_names order; element type the problem's
-  // dtype, layout as the problem says): kernels bound to it read and write the caller's
-  // memory, and verify() checks the output against a reference computed from the caller's
-  // inputs. The base: InputError (the op cannot run on a caller's memory).
+  // dtype, though an output may be wider: gemm and conv write fp32 for bf16 inputs; layout as
+  // the problem says): kernels bound to it read and write the caller's memory, and verify()
+  // checks the output against a reference computed from the caller's inputs. InputError
+  // naming the operand for a null pointer or a wrong count. The base: InputError (the op
+  // cannot run on a caller's memory).
   virtual std::unique_ptr<Workload> wrap_buffers(std::string_view problem,
                                                  std::span<void* const> operands) const;
   virtual std::unique_ptr<Workload> make_workload(std::string_view problem,

@@ -87,4 +87,8 @@ void ConvKernel::run(const Problem& p, const cpu::ConvTensors& tensors, int thre
   impl_->driver.run(p, tensors, threads);
 }
 
+double ConvKernel::workspace_bytes(const Problem& p, int threads) const {
+  return impl_->driver.workspace_bytes(p, threads);
+}
+
 }  // namespace kselect::conv

@@ -30,6 +30,9 @@ class ConvKernel {
   // Runs p (see cpu::ConvTensors for which tensors are read and written); throws InputError if
   // the problem is unsupported.
   void run(const Problem& p, const cpu::ConvTensors& tensors, int threads) const;
+  // Scratch memory (bytes) a run of p (supported) with `threads` workers needs beyond its
+  // tensors: gathered and packed blocks and cshuffle staging per thread, K-split partial results.
+  double workspace_bytes(const Problem& p, int threads) const;
 
  private:
   struct Impl;

@@ -2,6 +2,8 @@
 // problem, configuration, rule sets and CPU kernels.
 #include "ops/conv/operation.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -16,7 +18,7 @@
 #include "ops/conv/reference.h"
 #include "ops/conv/rule_sets.h"
 #include "ops/cpu_gemm_core/bf16.h"
-#include "ops/cpu_gemm_core/placed_buffer.h"
+#include "ops/cpu_gemm_core/placed_operands.h"
 #include "ops/kernel_sets.h"
 
 namespace kselect::conv {
@@ -49,18 +51,37 @@ double bytes_per_element(const Problem& p) {
   return p.dtype == "bf16" ? 2 : 4;
 }
 
+// The operands of a direction in the order operand_names gives them: its two read tensors,
+// then the written one.
+std::vector<std::string> operand_names(Direction dir) {
+  switch (dir) {
+    case Direction::kForward:
+      return {"input", "weight", "output"};
+    case Direction::kBackwardData:
+      return {"output_grad", "weight", "input_grad"};
+    case Direction::kBackwardWeight:
+      return {"input", "output_grad", "weight_grad"};
+  }
+  return {};
+}
+
+// The tensors of one call from a direction's (first, second, result) pointers.
+cpu::ConvTensors tensors_of(const Roles& roles, const void* first, const void* second,
+                            float* result) {
+  const void* read[3] = {nullptr, nullptr, nullptr};
+  read[int(roles.first)] = first;
+  read[int(roles.second)] = second;
+  cpu::ConvTensors t;
+  t.x = read[int(Role::kX)], t.w = read[int(Role::kW)], t.y = read[int(Role::kY)];
+  t.result = result;
+  return t;
+}
+
+// A conv problem with tensors and the check of the result against the direct reference
+// convolution of the first set's read tensors. Subclasses own the tensors
+// (GeneratedConvWorkload) or point at a caller's (CallerConvWorkload).
 class ConvWorkload : public Workload {
  public:
-  ConvWorkload(const Problem& p, unsigned seed)
-      : problem_(p), text_(native_text(p)), roles_(roles(*p.dir)) {
-    values_[int(Role::kX)].resize(size_t(x_elements(p)));
-    values_[int(Role::kW)].resize(size_t(w_elements(p)));
-    values_[int(Role::kY)].resize(size_t(y_elements(p)));
-    sets_.push_back(make_operands());
-    fill(roles_.first, sets_[0].first.data(), 2ull * seed + 1);
-    fill(roles_.second, sets_[0].second.data(), 2ull * seed + 2);
-  }
-
   const std::string& problem() const override { return text_; }
   double flops() const override { return problem_.flops(); }
   // Each tensor read or written once.
@@ -69,79 +90,121 @@ class ConvWorkload : public Workload {
     return element * double(elements(problem_, roles_.first) + elements(problem_, roles_.second)) +
            4.0 * double(elements(problem_, roles_.result));
   }
-  void rotate_operands(int copies) override {
-    sets_.resize(1);
-    current_ = 0;
-    for (int i = 1; i < copies; ++i) {
-      sets_.push_back(make_operands());
-      std::memcpy(sets_.back().first.data(), sets_[0].first.data(), sets_[0].first.size());
-      std::memcpy(sets_.back().second.data(), sets_[0].second.data(), sets_[0].second.size());
-    }
-  }
   void advance() {
     if (sets_.size() > 1) current_ = current_ + 1 == sets_.size() ? 0 : current_ + 1;
   }
 
   const Problem& conv() const { return problem_; }
-  cpu::ConvTensors tensors() const {
-    const Operands& set = sets_[current_];
-    cpu::ConvTensors t;
-    const void* read[3] = {nullptr, nullptr, nullptr};
-    read[int(roles_.first)] = set.first.data();
-    read[int(roles_.second)] = set.second.data();
-    t.x = read[int(Role::kX)], t.w = read[int(Role::kW)], t.y = read[int(Role::kY)];
-    t.result = reinterpret_cast<float*>(set.result.data());
-    return t;
-  }
+  const cpu::ConvTensors& tensors() const { return sets_[current_]; }
 
-  // Compares the whole result with the direct reference convolution (computed once).
+  // Compares the whole result with the reference.
   std::string check_output() {
-    if (reference_.empty())
-      reference_ = reference_conv(problem_, values_[int(Role::kX)], values_[int(Role::kW)],
-                                  values_[int(Role::kY)]);
+    if (reference_.empty() || !exact_inputs_) build_reference();
+    // Generated inputs are small integers: a correct kernel is exact. A caller's values round
+    // once per fp32 add of the implicit GEMM's K, relative to the sum of |products|.
+    const double per_add = exact_inputs_ ? 0 : 1e-6 * double(cpu::implicit_gemm(problem_).k + 16);
     const float* got = tensors().result;
-    for (size_t i = 0; i < reference_.size(); ++i)
-      if (!(std::fabs(got[i] - reference_[i]) <= 1e-6 * std::fabs(reference_[i]) + 1e-6))
+    for (size_t i = 0; i < reference_.size(); ++i) {
+      const double scale = exact_inputs_ ? std::fabs(reference_[i]) : magnitude_[i];
+      if (!(std::fabs(got[i] - reference_[i]) <= (1e-6 + per_add) * scale + 1e-6))
         return "wrong result: element " + std::to_string(i) + " = " + std::to_string(got[i]) +
                ", expected " + std::to_string(reference_[i]);
+    }
     return "";
   }
 
- private:
-  // Placed (not malloc'd) so a kernel's time does not depend on where the heap put them.
-  struct Operands {
-    kernels::PlacedBuffer first, second, result;
-  };
+ protected:
+  // `exact_inputs`: the read tensors never change and every sum of them is exact in fp32, so
+  // the reference is computed once and the result must match it. Otherwise (a caller's
+  // buffers) it is computed on every check, from the tensors as they are then.
+  ConvWorkload(const Problem& p, bool exact_inputs)
+      : problem_(p), text_(native_text(p)), roles_(roles(*p.dir)), exact_inputs_(exact_inputs) {}
 
-  Operands make_operands() const {
-    const auto element = size_t(bytes_per_element(problem_));
-    const auto result_bytes = size_t(elements(problem_, roles_.result)) * sizeof(float);
-    Operands set{
-        {size_t(elements(problem_, roles_.first)) * element, kernels::Placement::kOperandA},
-        {size_t(elements(problem_, roles_.second)) * element, kernels::Placement::kOperandB},
-        {result_bytes, kernels::Placement::kOperandC}};
-    std::memset(set.result.data(), 0, result_bytes);
-    return set;
+  const Roles& roles_of() const { return roles_; }
+
+  std::vector<cpu::ConvTensors> sets_;  // one, or the copies that calls rotate through
+  size_t current_ = 0;
+
+ private:
+  // A read tensor of the first set as values; the written one stays empty (the reference
+  // ignores it).
+  std::vector<float> values(Role role, bool absolute) const {
+    const cpu::ConvTensors& t = sets_[0];
+    const void* data = role == Role::kX ? t.x : role == Role::kW ? t.w : t.y;
+    std::vector<float> out;
+    if (role == roles_.result) return out;
+    out.resize(size_t(elements(problem_, role)));
+    if (problem_.dtype == "fp32")
+      std::memcpy(out.data(), data, out.size() * sizeof(float));
+    else
+      for (size_t i = 0; i < out.size(); ++i)
+        out[i] = kernels::bf16_to_float(static_cast<const std::uint16_t*>(data)[i]);
+    if (absolute)
+      for (float& v : out) v = std::fabs(v);
+    return out;
   }
 
-  void fill(Role role, void* storage, std::uint64_t seed) {
-    std::vector<float>& values = values_[int(role)];
-    for (size_t i = 0; i < values.size(); ++i) values[i] = operand_value(seed, i);
-    if (problem_.dtype == "fp32") {
-      std::memcpy(storage, values.data(), values.size() * sizeof(float));
-      return;
-    }
-    auto* bits = static_cast<std::uint16_t*>(storage);
-    for (size_t i = 0; i < values.size(); ++i) bits[i] = kernels::float_to_bf16(values[i]);
+  void build_reference() {
+    auto run = [&](bool absolute) {
+      return reference_conv(problem_, values(Role::kX, absolute), values(Role::kW, absolute),
+                            values(Role::kY, absolute));
+    };
+    reference_ = run(false);
+    // The sum of |products| per element: the reference over absolute values.
+    if (!exact_inputs_) magnitude_ = run(true);
   }
 
   Problem problem_;
   std::string text_;
   Roles roles_;
-  std::vector<float> values_[3];  // x, w, y as values (the written one stays zero)
-  std::vector<Operands> sets_;    // one, or the copies that calls rotate through
-  size_t current_ = 0;
-  std::vector<double> reference_;
+  bool exact_inputs_;
+  std::vector<double> reference_, magnitude_;
+};
+
+// A workload with tensors of its own, filled with deterministic small integers.
+class GeneratedConvWorkload final : public ConvWorkload {
+ public:
+  // Placed (not malloc'd) so a kernel's time does not depend on where the heap put them.
+  GeneratedConvWorkload(const Problem& p, unsigned seed)
+      : ConvWorkload(p, true),
+        placed_(size_t(elements(p, roles_of().first)) * size_t(bytes_per_element(p)),
+                size_t(elements(p, roles_of().second)) * size_t(bytes_per_element(p)),
+                size_t(elements(p, roles_of().result)) * sizeof(float)) {
+    const bool bf16 = p.dtype == "bf16";
+    fill_operand(placed_.sets()[0].first.data(), size_t(elements(p, roles_of().first)), bf16,
+                 2ull * seed + 1);
+    fill_operand(placed_.sets()[0].second.data(), size_t(elements(p, roles_of().second)), bf16,
+                 2ull * seed + 2);
+    rotate_operands(1);
+  }
+
+  void rotate_operands(int copies) override {
+    placed_.rotate(copies);
+    current_ = 0;
+    sets_ = placed_.views<cpu::ConvTensors>(
+        [this](const void* first, const void* second, float* result) {
+          return tensors_of(roles_of(), first, second, result);
+        });
+  }
+
+ private:
+  kernels::PlacedOperands placed_;
+};
+
+// A workload over a caller's tensors, read and written in place: the kernels read CK's dense
+// layouts directly (gathering im2col blocks into their own scratch), so nothing is copied.
+class CallerConvWorkload final : public ConvWorkload {
+ public:
+  CallerConvWorkload(const Problem& p, std::span<void* const> operands) : ConvWorkload(p, false) {
+    sets_.push_back(
+        tensors_of(roles_of(), operands[0], operands[1], static_cast<float*>(operands[2])));
+  }
+  void rotate_operands(int copies) override {
+    if (copies != 1)
+      throw InputError("", 0, "copies",
+                       "a workload over a caller's buffers has one set of operands, not " +
+                           std::to_string(copies));
+  }
 };
 
 class ConvBoundKernel : public BoundKernel {
@@ -159,6 +222,20 @@ class ConvBoundKernel : public BoundKernel {
   ConvWorkload& workload_;
   int threads_;
 };
+
+// Why `k` cannot run `p`: the one answer of the op's unsupported_reason, by name or through a
+// catalogue.
+std::string unsupported_reason(const ConvKernel& k, const Problem& p) {
+  return k.unsupported_reason(p);
+}
+
+// Scratch memory of `k` running `p` with the default team (omp_get_max_threads(), the most
+// workers a run takes unless told otherwise): the seam's question has no thread count, each
+// worker gathers and packs its own blocks, and two_stage keeps one partial weight gradient per
+// worker, so the answer is an upper bound for runs with fewer threads.
+double workspace_bytes(const ConvKernel& k, const Problem& p) {
+  return k.workspace_bytes(p, omp_get_max_threads());
+}
 
 class ConvOperation : public Operation {
  public:
@@ -212,23 +289,50 @@ class ConvOperation : public Operation {
   }
 
   std::string unsupported_reason(std::string_view kernel, std::string_view problem) const override {
-    return kernels_.get(kernel).unsupported_reason(parse_native_problem(problem));
+    return conv::unsupported_reason(kernels_.get(kernel), parse_native_problem(problem));
   }
 
-  // The two read tensors as placed and as float values, the result and its float copy, the
-  // double reference, the K-split partial results (up to 8 parts) and each thread's gathered
-  // and packed blocks (bounded by the read tensors).
+  std::unique_ptr<KernelCatalogue> catalogue(std::vector<std::string> kernels) const override {
+    std::vector<const ConvKernel*> built;
+    built.reserve(kernels.size());
+    for (const auto& name : kernels) built.push_back(&kernels_.get(name));  // InputError
+    using Catalogue = BuiltKernelCatalogue<ConvKernel, Problem>;
+    return std::make_unique<Catalogue>(
+        std::move(kernels), std::move(built),
+        Catalogue::Answers{[](std::string_view text) { return parse_native_problem(text); },
+                           &conv::unsupported_reason, &conv::workspace_bytes});
+  }
+
+  // The two read tensors as placed and as float values (while the reference is computed), the
+  // result, the double reference, the K-split partial results (up to 8 parts) and each thread's
+  // gathered and packed blocks (bounded by the read tensors).
   double workload_bytes(std::string_view problem) const override {
     const Problem p = parse_native_problem(problem);
     const Roles r = roles(*p.dir);
     const double read = double(elements(p, r.first) + elements(p, r.second));
     const double result = double(elements(p, r.result));
-    return bytes_per_element(p) * read + 4 * (read + result) + 4 * result + 8 * result +
-           4 * 8 * result + 4 * read;
+    return bytes_per_element(p) * read + 4 * read + 4 * result + 8 * result + 4 * 8 * result +
+           4 * read;
+  }
+
+  std::vector<std::string> operand_names(std::string_view problem) const override {
+    return conv::operand_names(*parse_native_problem(problem).dir);
+  }
+
+  // Per direction (operand_names): forward input, weight -> output; backward data output_grad,
+  // weight -> input_grad; backward weight input, output_grad -> weight_grad. Tensors in CK's
+  // dense layouts (input NHWGC / NDHWGC, weight GKYXC / GKZYXC, output NHWGK / NDHWGK, a
+  // gradient as its tensor); read ones hold the problem's dtype (fp32, or bf16 as 16-bit
+  // patterns), the written one is fp32, overwritten.
+  std::unique_ptr<Workload> wrap_buffers(std::string_view problem,
+                                         std::span<void* const> operands) const override {
+    const Problem p = parse_native_problem(problem);
+    check_operands(conv::operand_names(*p.dir), operands);
+    return std::make_unique<CallerConvWorkload>(p, operands);
   }
 
   std::unique_ptr<Workload> make_workload(std::string_view problem, unsigned seed) const override {
-    return std::make_unique<ConvWorkload>(parse_native_problem(problem), seed);
+    return std::make_unique<GeneratedConvWorkload>(parse_native_problem(problem), seed);
   }
 
   std::unique_ptr<BoundKernel> bind(std::string_view kernel, Workload& workload,

@@ -105,4 +105,8 @@ void GemmKernel::run(const GemmProblem& p, const void* a, const void* b, float* 
   impl_->driver.run(p, a, b, c, threads);
 }
 
+double GemmKernel::workspace_bytes(const GemmProblem& p, int threads) const {
+  return impl_->driver.workspace_bytes(p, threads);
+}
+
 }  // namespace kselect::gemm

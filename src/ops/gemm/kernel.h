@@ -31,6 +31,9 @@ class GemmKernel {
   // worker threads. Throws InputError if the problem is unsupported. Workspace is allocated
   // once per kernel and reused, so repeated runs do not allocate.
   void run(const GemmProblem& p, const void* a, const void* b, float* c, int threads) const;
+  // Scratch memory (bytes) a run of p (supported) with `threads` workers needs beyond A, B and
+  // C: packed panels and cshuffle staging per thread, split-K partial sums.
+  double workspace_bytes(const GemmProblem& p, int threads) const;
 
  private:
   struct Impl;

@@ -2,6 +2,8 @@
 // problem, configuration, rule sets and CPU kernels.
 #include "ops/gemm/operation.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -10,7 +12,8 @@
 
 #include "core/error.h"
 #include "core/text.h"
-#include "ops/cpu_gemm_core/placed_buffer.h"
+#include "ops/cpu_gemm_core/bf16.h"
+#include "ops/cpu_gemm_core/placed_operands.h"
 #include "ops/gemm/config.h"
 #include "ops/gemm/features.h"
 #include "ops/gemm/kernel.h"
@@ -24,39 +27,22 @@ namespace kselect::gemm {
 
 namespace {
 
-std::uint16_t to_bf16_bits(float value) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  return std::uint16_t(bits >> 16);  // exact for the small integers used here
-}
+// The operands of one call: A and B in the problem's dtype and layout, C fp32 row-major.
+struct GemmOperands {
+  const void* a;
+  const void* b;
+  float* c;
+};
 
+// A GEMM problem with operands and the check of C against a reference computed from the first
+// set's A and B. Subclasses own the operands (GeneratedGemmWorkload) or point at a caller's
+// (CallerGemmWorkload).
 class GemmWorkload : public Workload {
  public:
-  GemmWorkload(const GemmProblem& p, unsigned seed)
-      : problem_(p),
-        text_(p.to_string()),
-        a_values_(size_t(p.m * p.k)),
-        b_values_(size_t(p.k * p.n)) {
-    sets_.push_back(make_operands());
-    fill(a_values_, sets_[0].a.data(), 2ull * seed + 1);
-    fill(b_values_, sets_[0].b.data(), 2ull * seed + 2);
-  }
-
   const std::string& problem() const override { return text_; }
   double flops() const override { return problem_.flops(); }
   double bytes() const override { return problem_.bytes(); }
 
-  // Every copy has the placement of the first, so a kernel meets the same cache sets and
-  // 4 KiB aliasing whichever copy a call uses; only what the caches hold of it differs.
-  void rotate_operands(int copies) override {
-    sets_.resize(1);
-    current_ = 0;
-    for (int i = 1; i < copies; ++i) {
-      sets_.push_back(make_operands());
-      std::memcpy(sets_.back().a.data(), sets_[0].a.data(), sets_[0].a.size());
-      std::memcpy(sets_.back().b.data(), sets_[0].b.data(), sets_[0].b.size());
-    }
-  }
   // The next call's operands (the same set when there is one). On every timed call: a compare
   // instead of a division, which would cost a tiny kernel a measurable share of its time.
   void advance() {
@@ -64,68 +50,52 @@ class GemmWorkload : public Workload {
   }
 
   const GemmProblem& gemm() const { return problem_; }
-  const void* a() const { return sets_[current_].a.data(); }
-  const void* b() const { return sets_[current_].b.data(); }
-  float* c() const { return reinterpret_cast<float*>(sets_[current_].c.data()); }
+  const void* a() const { return sets_[current_].a; }
+  const void* b() const { return sets_[current_].b; }
+  float* c() const { return sets_[current_].c; }
 
   // Compares C with a double-precision reference on a fixed sample of entries (all entries of
-  // small problems); the reference is computed once per workload.
+  // small problems).
   std::string check_output() {
-    if (reference_.empty()) build_reference();
+    if (reference_.empty() || !exact_inputs_) build_reference();
+    // Generated inputs are small integers: a correct kernel is exact. A caller's values round
+    // once per fp32 add (bf16 products are exact, vdpbf16ps adds pairs in its own order).
+    const double relative = exact_inputs_ ? 1e-6 : 1e-6 * double(problem_.k + 16);
     const float* c = this->c();
     for (const Entry& e : reference_) {
       double got = c[e.row * problem_.n + e.col];
-      if (!(std::fabs(got - e.value) <= 1e-6 * e.magnitude + 1e-6))
+      if (!(std::fabs(got - e.value) <= relative * e.magnitude + 1e-6))
         return "wrong result: C[" + std::to_string(e.row) + "," + std::to_string(e.col) +
                "] = " + std::to_string(got) + ", expected " + std::to_string(e.value);
     }
     return "";
   }
 
+ protected:
+  // `exact_inputs`: the inputs never change and every sum of them is exact in fp32, so the
+  // reference is computed once and C must match it exactly. Otherwise (a caller's buffers) it
+  // is computed on every check, from the inputs as they are then.
+  GemmWorkload(const GemmProblem& p, bool exact_inputs)
+      : problem_(p), text_(p.to_string()), exact_inputs_(exact_inputs) {}
+
+  std::vector<GemmOperands> sets_;  // one, or the copies that calls rotate through
+  size_t current_ = 0;
+
  private:
   struct Entry {
     std::int64_t row, col;
     double value, magnitude;
   };
-  // Placed (not malloc'd) so a kernel's time does not depend on where the heap put them.
-  struct Operands {
-    kernels::PlacedBuffer a, b, c;
-  };
-
-  Operands make_operands() const {
-    const auto element = size_t(bytes_per_element(problem_.dtype));
-    const auto c_bytes = size_t(problem_.m * problem_.n) * sizeof(float);
-    Operands set{{size_t(problem_.m * problem_.k) * element, kernels::Placement::kOperandA},
-                 {size_t(problem_.k * problem_.n) * element, kernels::Placement::kOperandB},
-                 {c_bytes, kernels::Placement::kOperandC}};
-    std::memset(set.c.data(), 0, c_bytes);
-    return set;
-  }
   static constexpr double kReferenceBudget = 1 << 26;  // multiply-adds per workload
 
-  void fill(std::vector<float>& values, void* storage, std::uint64_t seed) {
-    for (size_t i = 0; i < values.size(); ++i) values[i] = operand_value(seed, i);
-    if (problem_.dtype == DType::kFp32) {
-      std::memcpy(storage, values.data(), values.size() * sizeof(float));
-      return;
-    }
-    auto* bits = static_cast<std::uint16_t*>(storage);
-    for (size_t i = 0; i < values.size(); ++i) bits[i] = to_bf16_bits(values[i]);
-  }
-
-  double a_at(std::int64_t i, std::int64_t kk) const {
-    return a_row_major(problem_.layout) ? a_values_[size_t(i * problem_.k + kk)]
-                                        : a_values_[size_t(kk * problem_.m + i)];
-  }
-  double b_at(std::int64_t kk, std::int64_t j) const {
-    return b_row_major(problem_.layout) ? b_values_[size_t(kk * problem_.n + j)]
-                                        : b_values_[size_t(j * problem_.k + kk)];
-  }
-
-  Entry reference_entry(std::int64_t i, std::int64_t j) const {
+  template <class T>
+  Entry reference_entry(const T* a, const T* b, std::int64_t i, std::int64_t j) const {
+    const bool a_row = a_row_major(problem_.layout), b_row = b_row_major(problem_.layout);
     Entry e{i, j, 0, 0};
     for (std::int64_t kk = 0; kk < problem_.k; ++kk) {
-      double product = a_at(i, kk) * b_at(kk, j);
+      double a_ik = kernels::to_float(a_row ? a[i * problem_.k + kk] : a[kk * problem_.m + i]);
+      double b_kj = kernels::to_float(b_row ? b[kk * problem_.n + j] : b[j * problem_.k + kk]);
+      double product = a_ik * b_kj;
       e.value += product;
       e.magnitude += std::fabs(product);
     }
@@ -133,32 +103,82 @@ class GemmWorkload : public Workload {
   }
 
   void build_reference() {
+    if (problem_.dtype == DType::kFp32)
+      build_reference(static_cast<const float*>(sets_[0].a), static_cast<const float*>(sets_[0].b));
+    else
+      build_reference(static_cast<const std::uint16_t*>(sets_[0].a),
+                      static_cast<const std::uint16_t*>(sets_[0].b));
+  }
+
+  template <class T>
+  void build_reference(const T* a, const T* b) {
+    reference_.clear();
     const std::int64_t m = problem_.m, n = problem_.n;
     double entries = double(m) * double(n);
     if (entries * double(problem_.k) <= kReferenceBudget) {
       for (std::int64_t i = 0; i < m; ++i)
-        for (std::int64_t j = 0; j < n; ++j) reference_.push_back(reference_entry(i, j));
+        for (std::int64_t j = 0; j < n; ++j) reference_.push_back(reference_entry(a, b, i, j));
       return;
     }
     // Corners and the last row and column catch edge-tile bugs; the rest is pseudo-random.
     for (auto [i, j] :
          {std::pair{std::int64_t{0}, std::int64_t{0}}, {0, n - 1}, {m - 1, 0}, {m - 1, n - 1}})
-      reference_.push_back(reference_entry(i, j));
+      reference_.push_back(reference_entry(a, b, i, j));
     int samples = int(std::max(64.0, kReferenceBudget / double(problem_.k)));
     for (int s = 0; s < samples; ++s) {
       std::uint64_t r = splitmix(0xC0FFEEull + std::uint64_t(s));
       std::int64_t i = s % 4 == 0 ? m - 1 : std::int64_t(r % std::uint64_t(m));
       std::int64_t j = s % 4 == 1 ? n - 1 : std::int64_t((r >> 32) % std::uint64_t(n));
-      reference_.push_back(reference_entry(i, j));
+      reference_.push_back(reference_entry(a, b, i, j));
     }
   }
 
   GemmProblem problem_;
   std::string text_;
-  std::vector<float> a_values_, b_values_;  // logical values in storage order
-  std::vector<Operands> sets_;              // one, or the copies that calls rotate through
-  size_t current_ = 0;
+  bool exact_inputs_;
   std::vector<Entry> reference_;
+};
+
+// A workload with operands of its own, filled with deterministic small integers.
+class GeneratedGemmWorkload final : public GemmWorkload {
+ public:
+  // Placed (not malloc'd) so a kernel's time does not depend on where the heap put them.
+  GeneratedGemmWorkload(const GemmProblem& p, unsigned seed)
+      : GemmWorkload(p, true),
+        placed_(size_t(p.m * p.k) * size_t(bytes_per_element(p.dtype)),
+                size_t(p.k * p.n) * size_t(bytes_per_element(p.dtype)),
+                size_t(p.m * p.n) * sizeof(float)) {
+    const bool bf16 = p.dtype == DType::kBf16;
+    fill_operand(placed_.sets()[0].first.data(), size_t(p.m * p.k), bf16, 2ull * seed + 1);
+    fill_operand(placed_.sets()[0].second.data(), size_t(p.k * p.n), bf16, 2ull * seed + 2);
+    rotate_operands(1);
+  }
+
+  void rotate_operands(int copies) override {
+    placed_.rotate(copies);
+    current_ = 0;
+    sets_ = placed_.views<GemmOperands>([](const void* a, const void* b, float* c) {
+      return GemmOperands{a, b, c};
+    });
+  }
+
+ private:
+  kernels::PlacedOperands placed_;
+};
+
+// A workload over a caller's A, B and C, read and written in place: the kernels take any dense
+// A and B in the problem's layout and write C row-major, so nothing is copied or placed.
+class CallerGemmWorkload final : public GemmWorkload {
+ public:
+  CallerGemmWorkload(const GemmProblem& p, const GemmOperands& operands) : GemmWorkload(p, false) {
+    sets_.push_back(operands);
+  }
+  void rotate_operands(int copies) override {
+    if (copies != 1)
+      throw InputError("", 0, "copies",
+                       "a workload over a caller's buffers has one set of operands, not " +
+                           std::to_string(copies));
+  }
 };
 
 class GemmBoundKernel : public BoundKernel {
@@ -176,6 +196,26 @@ class GemmBoundKernel : public BoundKernel {
   GemmWorkload& workload_;
   int threads_;
 };
+
+// Why `k` cannot run `p`: the one answer of the op's unsupported_reason, by name or through a
+// catalogue.
+std::string unsupported_reason(const GemmKernel& k, const GemmProblem& p) {
+  const GemmConfig& c = k.config();
+  if (c.dtype != p.dtype)
+    return "dtype mismatch: kernel " + std::string(to_string(c.dtype)) + ", problem " +
+           std::string(to_string(p.dtype));
+  if (c.layout != p.layout)
+    return "layout mismatch: kernel " + std::string(to_string(c.layout)) + ", problem " +
+           std::string(to_string(p.layout));
+  return k.unsupported_reason(p);
+}
+
+// Scratch memory of `k` running `p` with the default team (omp_get_max_threads(), the most
+// workers a run takes unless told otherwise): the seam's question has no thread count, and
+// each worker packs its own panels, so the answer is an upper bound for runs with fewer threads.
+double workspace_bytes(const GemmKernel& k, const GemmProblem& p) {
+  return k.workspace_bytes(p, omp_get_max_threads());
+}
 
 // "all" stands for every dtype.
 std::vector<DType> dtypes_of(const std::vector<std::string>& names) {
@@ -271,33 +311,51 @@ class GemmOperation : public Operation {
   }
 
   std::string unsupported_reason(std::string_view kernel, std::string_view problem) const override {
-    GemmProblem p = GemmProblem::parse(problem);
-    const GemmKernel& k = cached_kernel(kernel);
-    const GemmConfig& c = k.config();
-    if (c.dtype != p.dtype)
-      return "dtype mismatch: kernel " + std::string(to_string(c.dtype)) + ", problem " +
-             std::string(to_string(p.dtype));
-    if (c.layout != p.layout)
-      return "layout mismatch: kernel " + std::string(to_string(c.layout)) + ", problem " +
-             std::string(to_string(p.layout));
-    return k.unsupported_reason(p);
+    return gemm::unsupported_reason(cached_kernel(kernel), GemmProblem::parse(problem));
   }
 
-  // The operands as placed (A, B, C), their values kept in float for the reference, the split-K
-  // partial sums (an M x N float block per part) and the packing scratch of every thread (one
-  // block tile's panels over the whole K, bounded by A + B).
+  std::unique_ptr<KernelCatalogue> catalogue(std::vector<std::string> kernels) const override {
+    std::vector<const GemmKernel*> built;
+    built.reserve(kernels.size());
+    for (const auto& name : kernels) built.push_back(&cached_kernel(name));  // InputError
+    using Catalogue = BuiltKernelCatalogue<GemmKernel, GemmProblem>;
+    return std::make_unique<Catalogue>(
+        std::move(kernels), std::move(built),
+        Catalogue::Answers{[](std::string_view text) { return GemmProblem::parse(text); },
+                           &gemm::unsupported_reason, &gemm::workspace_bytes});
+  }
+
+  // The operands as placed (A, B, C), the split-K partial sums (an M x N float block per part)
+  // and the packing scratch of every thread (one block tile's panels over the whole K, bounded
+  // by A + B).
   double workload_bytes(std::string_view problem) const override {
     const GemmProblem p = GemmProblem::parse(problem);
     const double m = double(p.m), n = double(p.n), k = double(p.k);
     const double element = bytes_per_element(p.dtype);
     const double operands = element * (m * k + k * n) + 4 * m * n;
-    const double values = 4 * (m * k + k * n);
     const double partials = p.split_k > 1 ? 4 * m * n * double(p.split_k) : 0;
-    return operands + values + partials + element * (m * k + k * n);
+    return operands + partials + element * (m * k + k * n);
+  }
+
+  std::vector<std::string> operand_names(std::string_view problem) const override {
+    GemmProblem::parse(problem);  // InputError for a problem the op cannot run
+    return {"a", "b", "c"};
+  }
+
+  // A (M x K) and B (K x N) hold the problem's dtype (fp32, or bf16 as 16-bit patterns) stored
+  // as its layout says, densely (row-major A: lda = K, column-major A: lda = M; likewise B);
+  // C is M x N fp32 row-major, overwritten.
+  std::unique_ptr<Workload> wrap_buffers(std::string_view problem,
+                                         std::span<void* const> operands) const override {
+    const GemmProblem p = GemmProblem::parse(problem);
+    const std::vector<std::string> names = operand_names(problem);
+    check_operands(names, operands);
+    return std::make_unique<CallerGemmWorkload>(
+        p, GemmOperands{operands[0], operands[1], static_cast<float*>(operands[2])});
   }
 
   std::unique_ptr<Workload> make_workload(std::string_view problem, unsigned seed) const override {
-    return std::make_unique<GemmWorkload>(GemmProblem::parse(problem), seed);
+    return std::make_unique<GeneratedGemmWorkload>(GemmProblem::parse(problem), seed);
   }
 
   std::unique_ptr<BoundKernel> bind(std::string_view kernel, Workload& workload,

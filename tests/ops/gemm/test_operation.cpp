@@ -27,9 +27,9 @@ TEST(GemmOperation, CanonicalProblemsAndFieldErrors) {
   EXPECT_THROW(op().canonical_problem("m=1,n=4,k=5,mm=3", ""), InputError);
 }
 
-// The memory a workload needs counts every operand, their reference values and the packing:
-// the 2^32 + 1 row problem of issue 30 needs far more than its A alone (16 GiB of fp32).
-TEST(GemmOperation, WorkloadBytesCoverOperandsValuesAndPacking) {
+// The memory a workload needs counts every operand and the packing: the 2^32 + 1 row problem
+// of issue 30 needs far more than its A alone (16 GiB of fp32).
+TEST(GemmOperation, WorkloadBytesCoverOperandsAndPacking) {
   const double a = 4.0 * (double(1ull << 32) + 1);
   EXPECT_GE(op().workload_bytes("m=4294967297,n=1,k=1,layout=rcr,dtype=fp32"), 3 * a);
   const double small = op().workload_bytes("m=64,n=32,k=16,layout=rcr,dtype=bf16");

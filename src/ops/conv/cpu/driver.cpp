@@ -72,6 +72,30 @@ Workspace& shared_workspace() {
   return workspace;
 }
 
+// How a run of a problem is cut into tasks: the implicit GEMM per group in block tiles, warps
+// and K parts (two_stage's splits times warp_k).
+struct Blocking {
+  GemmShape shape{};
+  int64_t groups = 1, tiles_m = 0, tiles_n = 0, k_tiles = 0, tasks = 0, slots = 0;
+  int split = 1, parts = 1, sub_m = 0, sub_n = 0, ks = 0;
+  bool cache_b = false;
+  int64_t result_elems = 0;
+};
+
+// The scratch memory of one run: per-thread buffers (each allocated once per worker) and the
+// shared partial results; 0 where the kernel needs none.
+struct Scratch {
+  int64_t a_block = 0, a_pack = 0, b_pack = 0, stage = 0, b_slots = 0;  // per thread
+  int64_t partial = 0;                                                  // shared
+  // As allocated: placed buffers are rounded up to 64 bytes; b_slots are one-byte flags.
+  double bytes(int threads) const {
+    auto placed = [](int64_t n) { return double((n + 63) / 64 * 64); };
+    return double(threads) * (placed(a_block) + placed(a_pack) + placed(b_pack) + placed(stage) +
+                              double(b_slots)) +
+           placed(partial);
+  }
+};
+
 // How the micro-kernel reaches an operand: read in place with strides, packed from a strided
 // matrix by the GEMM packers, or gathered (im2col) by a Gather.
 enum class AMode { kInPlace, kPacked, kGatherRows, kGatherPacked };
@@ -106,7 +130,7 @@ GemmShape implicit_gemm(const Problem& p) {
   return {0, 0, 0};
 }
 
-struct ConvDriver::Impl {
+struct ConvDriver::Impl : Blocking {
   ConvConfig cfg;
   Isa isa;
   AMode a_mode;
@@ -116,18 +140,16 @@ struct ConvDriver::Impl {
   kernels::MicroFn full = nullptr, edge = nullptr;
   Workspace& work = shared_workspace();
 
-  // Per run.
-  GemmShape shape{};
-  int64_t groups = 1, tiles_m = 0, tiles_n = 0, k_tiles = 0, tasks = 0, slots = 0;
-  int split = 1, parts = 1, sub_m = 0, sub_n = 0, ks = 0;
-  bool cache_b = false;
+  // Per run: the blocking (Blocking's fields) and the operands.
   Strided a, b;
   std::optional<Gather> a_gather, b_gather;
   float* c = nullptr;
-  int64_t ldc = 0, c_group_stride = 0, result_elems = 0;
+  int64_t ldc = 0, c_group_stride = 0;
 
   Impl(const ConvConfig& config, Isa cpu);
-  void bind(const Problem& p, const ConvTensors& t, int threads);
+  Blocking blocking(const Problem& p, int threads) const;
+  Scratch scratch(const Blocking& run) const;
+  void bind(const Problem& p, const ConvTensors& t);
   void reserve(int threads);
   void worker(int t, int nt);
   void task(ThreadSpace& ws, int64_t id);
@@ -178,10 +200,8 @@ ConvDriver::Impl::Impl(const ConvConfig& config, Isa cpu) : cfg(config) {
 }
 
 // The operands of p's implicit GEMM (docs/conv-kernels.md, "The three GEMMs").
-void ConvDriver::Impl::bind(const Problem& p, const ConvTensors& t, int threads) {
+void ConvDriver::Impl::bind(const Problem& p, const ConvTensors& t) {
   const int64_t cg = p.c / p.g, kg = p.k / p.g, taps = p.z * p.y * p.x;
-  groups = p.g;
-  shape = implicit_gemm(p);
   auto bytes = [](const void* ptr) { return static_cast<const char*>(ptr); };
   GatherSpec image;  // the x image gathered by output pixels (forward, backward weight)
   image.bf16 = src_elem == Elem::kBf16;
@@ -203,7 +223,6 @@ void ConvDriver::Impl::bind(const Problem& p, const ConvTensors& t, int threads)
         a_gather.emplace(image, cfg.specialization, vec_gather);
       b = {bytes(t.w), kg * taps * cg, 1, taps * cg};  // B(k, n) = w[g][n][tap, c = k]
       c = t.result, ldc = p.k, c_group_stride = kg;
-      result_elems = p.n * p.do_ * p.ho * p.wo * p.k;
       break;
     }
     case Direction::kBackwardData: {
@@ -220,7 +239,6 @@ void ConvDriver::Impl::bind(const Problem& p, const ConvTensors& t, int threads)
       weights.index_blocks = int(kg), weights.index_row_stride = taps * cg;
       b_gather.emplace(weights, Specialization::kDefault, cfg.vec_b);
       c = t.result, ldc = p.c, c_group_stride = cg;
-      result_elems = p.n * p.di * p.hi * p.wi * p.c;
       break;
     }
     case Direction::kBackwardWeight: {
@@ -230,44 +248,80 @@ void ConvDriver::Impl::bind(const Problem& p, const ConvTensors& t, int threads)
       b = {bytes(t.x), cg, p.c, 1};  // 1x1, stride 1, no padding: B(pixel, c) = x[pixel][g][c]
       if (b_mode == BMode::kGatherPanels) b_gather.emplace(image, cfg.specialization, vec_gather);
       c = t.result, ldc = taps * cg, c_group_stride = kg * taps * cg;
-      result_elems = p.g * kg * taps * cg;
       break;
     }
   }
-  tiles_m = ceil_div(shape.m, cfg.tile_m);
-  tiles_n = ceil_div(shape.n, cfg.tile_n);
-  k_tiles = ceil_div(shape.k, cfg.tile_k);
-  split = cfg.two_stage ? int(std::min<int64_t>(threads, k_tiles)) : 1;
-  parts = split * cfg.warp_k;
-  sub_m = cfg.tile_m / cfg.warp_m;
-  sub_n = cfg.tile_n / cfg.warp_n;
-  ks = cfg.tile_k / cfg.warp_k;
-  tasks = int64_t(parts) * groups * tiles_n * cfg.warp_n * tiles_m * cfg.warp_m;
-  slots = ceil_div(k_tiles, split);
+}
+
+Blocking ConvDriver::Impl::blocking(const Problem& p, int threads) const {
+  Blocking run;
+  run.groups = p.g;
+  run.shape = implicit_gemm(p);
+  switch (*p.dir) {  // the written tensor: y, x's gradient or w's gradient
+    case Direction::kForward:
+      run.result_elems = p.n * p.do_ * p.ho * p.wo * p.k;
+      break;
+    case Direction::kBackwardData:
+      run.result_elems = p.n * p.di * p.hi * p.wi * p.c;
+      break;
+    case Direction::kBackwardWeight:
+      run.result_elems = p.k * p.z * p.y * p.x * (p.c / p.g);
+      break;
+  }
+  run.tiles_m = ceil_div(run.shape.m, cfg.tile_m);
+  run.tiles_n = ceil_div(run.shape.n, cfg.tile_n);
+  run.k_tiles = ceil_div(run.shape.k, cfg.tile_k);
+  run.split = cfg.two_stage ? int(std::min<int64_t>(threads, run.k_tiles)) : 1;
+  run.parts = run.split * cfg.warp_k;
+  run.sub_m = cfg.tile_m / cfg.warp_m;
+  run.sub_n = cfg.tile_n / cfg.warp_n;
+  run.ks = cfg.tile_k / cfg.warp_k;
+  run.tasks = int64_t(run.parts) * run.groups * run.tiles_n * cfg.warp_n * run.tiles_m * cfg.warp_m;
+  run.slots = ceil_div(run.k_tiles, run.split);
   // Keep every K slice of a column block's packed B only while that stays cache-sized; a deep
   // K (backward weight sums over every output pixel) repacks per task instead.
   constexpr int64_t kCacheBytes = int64_t(4) << 20;
-  cache_b = b_mode != BMode::kInPlace &&
-            slots * ceil_div(sub_n, cfg.warp_tile_n) * cfg.warp_tile_n * ks * 4 <= kCacheBytes;
+  run.cache_b = b_mode != BMode::kInPlace &&
+                run.slots * ceil_div(run.sub_n, cfg.warp_tile_n) * cfg.warp_tile_n * run.ks * 4 <=
+                    kCacheBytes;
+  return run;
+}
+
+// One thread's gathered im2col block (the A rows of one K slice), its packed A panels, its
+// packed or gathered B panels (every K slot of a column block when they stay cache-sized, else
+// one), its cshuffle staging tile; and the partial results of the K parts beyond the first
+// (two_stage's per-thread weight gradients, warp_k's), which the result itself holds.
+Scratch ConvDriver::Impl::scratch(const Blocking& run) const {
+  const int64_t panel_rows = ceil_div(run.sub_m, cfg.warp_tile_m) * cfg.warp_tile_m;
+  const int64_t panel_cols = ceil_div(run.sub_n, cfg.warp_tile_n) * cfg.warp_tile_n;
+  Scratch s;
+  if (a_mode == AMode::kGatherRows || a_mode == AMode::kGatherPacked)
+    s.a_block = 4 * int64_t(run.sub_m) * run.ks;
+  if (a_mode == AMode::kPacked || a_mode == AMode::kGatherPacked)
+    s.a_pack = 4 * panel_rows * run.ks;
+  if (b_mode != BMode::kInPlace) {
+    s.b_pack = 4 * (run.cache_b ? run.slots : 1) * panel_cols * run.ks;
+    s.b_slots = run.slots;
+  }
+  if (cfg.epilogue == Epilogue::kCShuffle) s.stage = 4 * int64_t(run.sub_m) * run.sub_n;
+  if (run.parts > 1) s.partial = 4 * int64_t(run.parts - 1) * run.result_elems;
+  return s;
 }
 
 void ConvDriver::Impl::reserve(int threads) {
   if (work.spaces.size() < size_t(threads)) work.spaces.resize(size_t(threads));
-  const int64_t panel_rows = ceil_div(sub_m, cfg.warp_tile_m) * cfg.warp_tile_m;
-  const int64_t panel_cols = ceil_div(sub_n, cfg.warp_tile_n) * cfg.warp_tile_n;
+  const Scratch s = scratch(*this);
   for (int t = 0; t < threads; ++t) {
     ThreadSpace& ws = work.spaces[size_t(t)];
-    if (a_mode == AMode::kGatherRows || a_mode == AMode::kGatherPacked)
-      ws.a_block.reserve(4 * size_t(sub_m) * size_t(ks));
-    if (a_mode == AMode::kPacked || a_mode == AMode::kGatherPacked)
-      ws.a_pack.reserve(4 * size_t(panel_rows) * size_t(ks));
-    if (b_mode != BMode::kInPlace) {
-      ws.b_pack.reserve(4 * size_t(cache_b ? slots : 1) * size_t(panel_cols) * size_t(ks));
-      if (ws.b_ready.size() < size_t(slots)) ws.b_ready.resize(size_t(slots));
+    if (s.a_block) ws.a_block.reserve(size_t(s.a_block));
+    if (s.a_pack) ws.a_pack.reserve(size_t(s.a_pack));
+    if (s.b_pack) {
+      ws.b_pack.reserve(size_t(s.b_pack));
+      if (ws.b_ready.size() < size_t(s.b_slots)) ws.b_ready.resize(size_t(s.b_slots));
     }
-    if (cfg.epilogue == Epilogue::kCShuffle) ws.stage.reserve(4 * size_t(sub_m) * size_t(sub_n));
+    if (s.stage) ws.stage.reserve(size_t(s.stage));
   }
-  if (parts > 1) work.partial.reserve(4 * size_t(parts - 1) * size_t(result_elems));
+  if (s.partial) work.partial.reserve(size_t(s.partial));
 }
 
 OperandView ConvDriver::Impl::view_a(ThreadSpace& ws, int64_t g, int64_t r0, int64_t k0, int rows,
@@ -435,10 +489,15 @@ Isa ConvDriver::isa() const {
   return impl_->isa;
 }
 
+double ConvDriver::workspace_bytes(const Problem& p, int threads) const {
+  return impl_->scratch(impl_->blocking(p, threads)).bytes(threads);
+}
+
 void ConvDriver::run(const Problem& p, const ConvTensors& tensors, int threads) {
   Impl& x = *impl_;
   std::lock_guard lock(x.work.mutex);  // also guards x's per-run state
-  x.bind(p, tensors, threads);
+  static_cast<Blocking&>(x) = x.blocking(p, threads);
+  x.bind(p, tensors);
   x.reserve(threads);
   ++x.work.run_id;
   if (threads == 1) {

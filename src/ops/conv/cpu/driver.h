@@ -42,6 +42,9 @@ class ConvDriver {
   // Runs p (which the kernel supports) with `threads` workers. Concurrent runs of all conv
   // drivers are serialised: they share one scratchpad.
   void run(const Problem& p, const ConvTensors& tensors, int threads);
+  // The scratch memory (bytes) a run of p with `threads` workers needs beyond its tensors: what
+  // run() reserves in the shared scratchpad, so one formula serves both.
+  double workspace_bytes(const Problem& p, int threads) const;
 
  private:
   struct Impl;

@@ -49,6 +49,19 @@ struct Geometry {
   int64_t slots;  // K tiles of the largest split part: packed B slices cached per task
 };
 
+// The scratch memory of one run: per-thread buffers (each allocated once per worker) and the
+// shared partial sums; 0 where the kernel needs none.
+struct Scratch {
+  int64_t a_pack = 0, b_pack = 0, stage = 0, b_slots = 0;  // per thread (b_slots: flags)
+  int64_t partial = 0;                                     // shared
+  // As allocated: placed buffers are rounded up to 64 bytes.
+  double bytes(int threads) const {
+    auto placed = [](int64_t n) { return double((n + 63) / 64 * 64); };
+    return double(threads) * (placed(a_pack) + placed(b_pack) + placed(stage) + double(b_slots)) +
+           placed(partial);
+  }
+};
+
 // Which packed B a thread holds: B panels are reused by consecutive tasks of one column block.
 struct CacheTag {
   int64_t run = -1, bn = 0;
@@ -111,7 +124,8 @@ struct GemmDriver::Impl {
   float* c = nullptr;
 
   Impl(const GemmConfig& config, Isa cpu);
-  void geometry(const GemmProblem& p);
+  Geometry geometry(const GemmProblem& p) const;
+  Scratch scratch(const Geometry& geo) const;
   void reserve(int threads);
   void worker(int t, int nt, std::atomic<int64_t>& next);
   void task(ThreadSpace& ws, int64_t id);
@@ -155,38 +169,53 @@ GemmDriver::Impl::Impl(const GemmConfig& config, Isa cpu) : cfg(config) {
                          std::to_string(spec.ku) + " (" + cfg.name() + ")");
 }
 
-void GemmDriver::Impl::geometry(const GemmProblem& p) {
+Geometry GemmDriver::Impl::geometry(const GemmProblem& p) const {
   auto ceil_div = [](int64_t x, int64_t y) { return (x + y - 1) / y; };
-  g.m = p.m;
-  g.n = p.n;
-  g.k = p.k;
-  g.tiles_m = ceil_div(p.m, cfg.tile_m);
-  g.tiles_n = ceil_div(p.n, cfg.tile_n);
-  g.k_tiles = ceil_div(p.k, cfg.tile_k);
-  g.split = int(p.split_k);
-  g.parts = g.split * cfg.warp_k;
-  g.sub_m = cfg.tile_m / cfg.warp_m;
-  g.sub_n = cfg.tile_n / cfg.warp_n;
-  g.ks = cfg.tile_k / cfg.warp_k;
-  g.tasks = int64_t(g.parts) * g.tiles_n * cfg.warp_n * g.tiles_m * cfg.warp_m;
-  g.slots = ceil_div(g.k_tiles, g.split);
+  Geometry geo;
+  geo.m = p.m;
+  geo.n = p.n;
+  geo.k = p.k;
+  geo.tiles_m = ceil_div(p.m, cfg.tile_m);
+  geo.tiles_n = ceil_div(p.n, cfg.tile_n);
+  geo.k_tiles = ceil_div(p.k, cfg.tile_k);
+  geo.split = int(p.split_k);
+  geo.parts = geo.split * cfg.warp_k;
+  geo.sub_m = cfg.tile_m / cfg.warp_m;
+  geo.sub_n = cfg.tile_n / cfg.warp_n;
+  geo.ks = cfg.tile_k / cfg.warp_k;
+  geo.tasks = int64_t(geo.parts) * geo.tiles_n * cfg.warp_n * geo.tiles_m * cfg.warp_m;
+  geo.slots = ceil_div(geo.k_tiles, geo.split);
+  return geo;
+}
+
+// One thread's packed A panels (compv4) and packed B slices of a column block over its whole
+// split part (compv3, compv4), its cshuffle staging tile, and the partial sums of split-K parts
+// and K warps beyond the first, which C itself holds.
+Scratch GemmDriver::Impl::scratch(const Geometry& geo) const {
+  const int64_t kw = packed_k(geo.ks, pair);
+  Scratch s;
+  if (packs_a) s.a_pack = 4 * int64_t(geo.sub_m) * kw;
+  if (packs_b) s.b_pack = 4 * geo.slots * geo.sub_n * kw, s.b_slots = geo.slots;
+  if (cfg.epilogue == gemm::Epilogue::kCShuffle)
+    s.stage = int64_t(sizeof(float)) * geo.sub_m * geo.sub_n;
+  if (geo.parts > 1) s.partial = int64_t(sizeof(float)) * (geo.parts - 1) * geo.m * geo.n;
+  return s;
 }
 
 void GemmDriver::Impl::reserve(int threads) {
   std::vector<ThreadSpace>& spaces = work.spaces;
   if (spaces.size() < size_t(threads)) spaces.resize(threads);
-  const int64_t kw = packed_k(g.ks, pair);
+  const Scratch s = scratch(g);
   for (int t = 0; t < threads; ++t) {
     ThreadSpace& ws = spaces[t];
-    if (packs_a) ws.a_pack.reserve(4 * int64_t(g.sub_m) * kw);
-    if (packs_b) {
-      ws.b_pack.reserve(4 * g.slots * g.sub_n * kw);
-      if (ws.b_ready.size() < size_t(g.slots)) ws.b_ready.resize(g.slots);
+    if (s.a_pack) ws.a_pack.reserve(s.a_pack);
+    if (s.b_pack) {
+      ws.b_pack.reserve(s.b_pack);
+      if (ws.b_ready.size() < size_t(s.b_slots)) ws.b_ready.resize(s.b_slots);
     }
-    if (cfg.epilogue == gemm::Epilogue::kCShuffle)
-      ws.stage.reserve(sizeof(float) * g.sub_m * g.sub_n);
+    if (s.stage) ws.stage.reserve(s.stage);
   }
-  if (g.parts > 1) work.partial.reserve(sizeof(float) * (g.parts - 1) * g.m * g.n);
+  if (s.partial) work.partial.reserve(s.partial);
 }
 
 OperandView GemmDriver::Impl::view_a(ThreadSpace& ws, int64_t r0, int64_t k0, int rows, int kl) {
@@ -346,10 +375,14 @@ Isa GemmDriver::isa() const {
   return impl_->isa;
 }
 
+double GemmDriver::workspace_bytes(const GemmProblem& p, int threads) const {
+  return impl_->scratch(impl_->geometry(p)).bytes(threads);
+}
+
 void GemmDriver::run(const GemmProblem& p, const void* a, const void* b, float* c, int threads) {
   Impl& x = *impl_;
   std::lock_guard lock(x.work.mutex);  // also guards x's per-run state
-  x.geometry(p);
+  x.g = x.geometry(p);
   x.reserve(threads);
   ++x.work.run_id;
   x.a = static_cast<const char*>(a);

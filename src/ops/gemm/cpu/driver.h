@@ -24,6 +24,9 @@ class GemmDriver {
   // C = A * B with `threads` workers; p must be supported. Concurrent calls, on one driver or
   // on several, are serialised: all drivers share one scratchpad (docs/gemm-kernels.md).
   void run(const gemm::GemmProblem& p, const void* a, const void* b, float* c, int threads);
+  // The scratch memory (bytes) a run of p with `threads` workers needs beyond A, B and C: what
+  // run() reserves in the shared scratchpad, so one formula serves both.
+  double workspace_bytes(const gemm::GemmProblem& p, int threads) const;
 
  private:
   struct Impl;
