@@ -274,11 +274,7 @@ void check_options(EvalOptions& options) {
   if (!(options.tie_band >= 0)) throw InputError("", 0, "tie_band", "must be >= 0");
   if (!(options.default_tolerance >= 0))
     throw InputError("", 0, "default_tolerance", "must be >= 0");
-  for (int k : options.hybrid_top)
-    if (k < 0)
-      throw InputError(
-          "", 0, "hybrid-top",
-          "must be >= 0 (the model's top k candidates measured; 0: off), not " + std::to_string(k));
+  check_hybrid_top(options.hybrid_top);
   auto& top = options.hybrid_top;
   std::erase(top, 0);
   std::sort(top.begin(), top.end());

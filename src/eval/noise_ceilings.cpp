@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/error.h"
 #include "core/stats.h"
 
 namespace kselect::eval {
@@ -58,6 +59,14 @@ double split_half_choice(const Halves& halves, const std::vector<std::string>& c
 }
 
 }  // namespace
+
+void check_hybrid_top(const std::vector<int>& hybrid_top) {
+  for (int k : hybrid_top)
+    if (k < 0)
+      throw InputError(
+          "", 0, "hybrid-top",
+          "must be >= 0 (the model's top k candidates measured; 0: off), not " + std::to_string(k));
+}
 
 std::string hybrid_baseline_name(int k) {
   return "hybrid_top" + std::to_string(k) + "_split_half";

@@ -31,6 +31,10 @@ void add_split_half_baselines(EvalReport& report, const ProblemTable& table,
                               const Rankings& rankings, const std::vector<int>& hybrid_top,
                               data::TimeStatistic statistic);
 
+// Throws InputError naming --hybrid-top when some k is negative (0 is allowed: off). Called by
+// evaluate(), and by run_eval() before a held-out model ranks anything.
+void check_hybrid_top(const std::vector<int>& hybrid_top);
+
 // The baseline name of the hybrid selector measuring the model's top k: hybrid_top<k>_split_half.
 std::string hybrid_baseline_name(int k);
 
