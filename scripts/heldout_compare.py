@@ -8,7 +8,8 @@ Each directory holds model{split}_s{seed}.held.json. Prints, per directory, the 
 over all held-out problems (each split weighted by its size), the runs' average P10 and minimum
 and the picks slower than the default, then the problems whose efficiency (averaged over the
 seeds) changed most in either direction. Under each directory's line, the noise baselines its
-reports carry, aggregated the same way: `split_half_oracle`, and with `kselect eval --replicate`
+reports carry, aggregated the same way: `split_half_oracle` and the hybrid selector judged alike
+(`hybrid_top<k>_split_half`: the model's top k measured, the fastest kept), and with `kselect eval --replicate`
 `model_on_replicate` (the picks judged on a second sweep) and `replicate_oracle` (the first
 sweep's best kernels judged on it: the ceiling of a selector that knew the first sweep)."""
 import argparse
@@ -42,7 +43,7 @@ def summary(runs, seeds):
 
 
 def baseline_summary(runs, seeds, key):
-    """A baseline of the reports (`split_half_oracle`; with `kselect eval --replicate`
+    """A baseline of the reports (`split_half_oracle`, `hybrid_top<k>_split_half`; with `kselect eval --replicate`
     `replicate_oracle` and `model_on_replicate`) aggregated as `summary` aggregates the picks;
     None when a report lacks it."""
     parts = [r.get('baselines', {}).get(key) for r in runs]
@@ -98,7 +99,9 @@ def main():
         print(f'{name}: {summary(list(runs.values()), a.seeds)}')
         if subset:
             print(f'  picks on the replicated problems: {subset_summary(list(runs.values()), a.seeds, subset)}')
-        for key in ('model_on_replicate', 'replicate_oracle', 'split_half_oracle'):
+        hybrid = sorted({k for r in runs.values() for k in r.get('baselines', {})
+                         if k.startswith('hybrid_top')}, key=lambda k: int(k[10:].split('_')[0]))
+        for key in ('model_on_replicate', 'replicate_oracle', 'split_half_oracle', *hybrid):
             line = baseline_summary(list(runs.values()), a.seeds, key)
             if line:
                 print(f'  {key}: {line}')

@@ -22,6 +22,7 @@ struct EvalArgs {
   std::string method = eval::to_string(eval::ListedOptions{}.method);
   std::string json_file;
   eval::ProtocolJob protocol_job;
+  const CLI::Option* hybrid_top = nullptr;  // given: refused by the strict/transfer protocols
 };
 
 // Protocols that train their own models per fold (strict, transfer).
@@ -57,6 +58,10 @@ int run(EvalArgs& a) {
       throw InputError(
           "", 0, "default_margin",
           "--default-margin guards a model's picks: it takes no --protocol " + a.protocol);
+    if (a.hybrid_top->count() > 0)
+      throw InputError(
+          "", 0, "hybrid-top",
+          "--hybrid-top judges a model's top candidates: it takes no --protocol " + a.protocol);
     if (!a.protocol_job.picks_file.empty() && a.protocol != "strict")
       throw InputError("", 0, "picks",
                        "--picks writes the strict protocol's picks: add --protocol strict");
@@ -133,6 +138,13 @@ std::function<int()> setup(CLI::App& app) {
                   "Keep the default kernel unless the model predicts its pick this fraction "
                   "faster (0.05: 5%; 0: off)")
       ->capture_default_str();
+  a->hybrid_top =
+      cmd->add_option("--hybrid-top", a->job.options.hybrid_top,
+                      "Judge a runtime that measures the model's top K candidates and keeps the "
+                      "fastest, as split_half_oracle is judged (baseline hybrid_topK_split_half; "
+                      "K[,K...], 0: off)")
+          ->delimiter(',')
+          ->capture_default_str();
   cmd->add_flag("--json", a->json, "Print the full report as JSON");
   cmd->add_option("--protocol", a->protocol,
                   "out-of-fold, held-out, strict (listed-only imported data: every solver seen "

@@ -274,6 +274,11 @@ void check_options(EvalOptions& options) {
   if (!(options.tie_band >= 0)) throw InputError("", 0, "tie_band", "must be >= 0");
   if (!(options.default_tolerance >= 0))
     throw InputError("", 0, "default_tolerance", "must be >= 0");
+  check_hybrid_top(options.hybrid_top);
+  auto& top = options.hybrid_top;
+  std::erase(top, 0);
+  std::sort(top.begin(), top.end());
+  top.erase(std::unique(top.begin(), top.end()), top.end());
   if (options.cores <= 0) options.cores = host_hardware().physical_cores;
   const auto& targets = model::target_names();
   if (std::find(targets.begin(), targets.end(), options.target) == targets.end())
@@ -294,6 +299,9 @@ EvalReport evaluate(const std::vector<data::Measurement>& measurements,
   if (guard.enabled()) require_speeds(predictions);
   ProblemTable table = index_measurements(measurements);
   PredictionTable predicted = index_predictions(predictions);
+  Rankings rankings;  // the first max(hybrid_top) of each scored problem's ranking
+  const std::size_t hybrid_k =
+      report.options.hybrid_top.empty() ? 0 : std::size_t(report.options.hybrid_top.back());
   for (const auto& [problem, rows] : table) {
     const Measurement* best = oracle_of(rows.valid);
     if (!best || !(best->tflops > 0)) {
@@ -314,6 +322,11 @@ EvalReport evaluate(const std::vector<data::Measurement>& measurements,
         guard_default(guard, fallback, it == predicted.end() ? nullptr : &it->second, ranked);
     report.per_problem.push_back(
         score_problem(problem, rows, ranked, *best, fallback, report.options));
+    if (hybrid_k > 0) {
+      std::vector<std::string>& top = rankings[problem];
+      for (std::size_t i = 0; i < std::min(hybrid_k, ranked.size()); ++i)
+        top.push_back(ranked[i]->kernel);
+    }
   }
   report.problems = long(report.per_problem.size());
   std::vector<double> eff;
@@ -332,7 +345,8 @@ EvalReport evaluate(const std::vector<data::Measurement>& measurements,
   add_slices_and_strata(report, table);
   add_default_counts(report);
   add_baselines(report, table);
-  add_split_half_oracle(report, table, options.time_statistic);
+  add_split_half_baselines(report, table, rankings, report.options.hybrid_top,
+                           report.options.time_statistic);
   if (replicate) add_replicate(report, index_measurements(*replicate));
   add_worst(report);
   return report;

@@ -52,6 +52,11 @@ struct EvalOptions {
   // The statistic the rows' times were read with (data::use_time_statistic): the noise
   // ceiling (split_half_oracle) takes the same statistic of each half of the repeats.
   data::TimeStatistic time_statistic = data::TimeStatistic::kMedian;
+  // The hybrid selector (a runtime that measures the model's top k candidates and keeps the
+  // fastest): for each k here, the baseline hybrid_top<k>_split_half, judged as
+  // split_half_oracle is (eval/noise_ceilings.h). 0 entries are ignored (none: off); negative
+  // ones are an input error. evaluate() reports them sorted and without repeats.
+  std::vector<int> hybrid_top = {3};
 };
 
 struct ProblemResult {
@@ -97,9 +102,11 @@ struct EvalReport {
   long worse_than_default = 0, without_default = 0;
   long kept_default = 0;  // problems where the default guard overruled the model's top pick
   std::map<std::string, std::map<std::string, SliceStats>> slices;
-  std::map<std::string, Baseline> baselines;  // default, default_set_oracle, single_best_kernel
-  std::vector<ProblemResult> per_problem;     // sorted by problem text
-  std::vector<ProblemResult> worst;           // lowest efficiency first
+  // default, default_set_oracle, single_best_kernel, split_half_oracle, hybrid_top<k>_split_half
+  // (and with a replicate replicate_oracle, model_on_replicate)
+  std::map<std::string, Baseline> baselines;
+  std::vector<ProblemResult> per_problem;  // sorted by problem text
+  std::vector<ProblemResult> worst;        // lowest efficiency first
 };
 
 // Joins measurements and predictions by (problem, kernel) text and scores the selector. Invalid

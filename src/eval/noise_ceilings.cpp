@@ -1,11 +1,14 @@
 #include "eval/noise_ceilings.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <limits>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "core/error.h"
 #include "core/stats.h"
 
 namespace kselect::eval {
@@ -21,42 +24,84 @@ std::pair<double, double> half_times(const data::Measurement& m, data::TimeStati
   return {percentile(even, p), percentile(odd, p)};
 }
 
+// Every valid kernel's two half times, by kernel name; empty when some valid kernel has fewer
+// than two repeats (the problem is not covered).
+using Halves = std::map<std::string, std::pair<double, double>>;
+
+Halves split_halves(const KernelRows& valid, data::TimeStatistic statistic) {
+  Halves halves;
+  for (const auto& [kernel, m] : valid) {
+    if (m->repeats_ms.size() < 2) return {};
+    halves[kernel] = half_times(*m, statistic);
+  }
+  return halves;
+}
+
+// The one split-half judgement: keep the candidate (valid kernels, not empty) fastest by the
+// known half, ties to the earlier candidate; its efficiency is the fastest valid kernel's time
+// in the other half over its own time there. Both halves known in turn, averaged.
+double split_half_choice(const Halves& halves, const std::vector<std::string>& candidates) {
+  auto judged = [&](bool known_is_even) {
+    auto known = [&](const std::pair<double, double>& h) {
+      return known_is_even ? h.first : h.second;
+    };
+    auto judge = [&](const std::pair<double, double>& h) {
+      return known_is_even ? h.second : h.first;
+    };
+    const std::pair<double, double>* pick = &halves.at(candidates.front());
+    for (const auto& kernel : candidates)
+      if (const auto& h = halves.at(kernel); known(h) < known(*pick)) pick = &h;
+    double best_ms = std::numeric_limits<double>::infinity();
+    for (const auto& [kernel, h] : halves) best_ms = std::min(best_ms, judge(h));
+    return best_ms / judge(*pick);
+  };
+  return 0.5 * (judged(true) + judged(false));
+}
+
 }  // namespace
 
-// The measurement-noise ceiling: a perfect selector that knows one half of every kernel's
-// repeats, judged on the other half (and the other way round, averaged). Noise alone keeps it
-// below 100%, so a model cannot be expected to beat it on this data. Each half holds half the
-// repeats, so it is a little below what the full medians allow. Problems where some valid
-// kernel has fewer than two repeats (imported data keeps none) are not covered.
-void add_split_half_oracle(EvalReport& report, const ProblemTable& table,
-                           data::TimeStatistic statistic) {
-  std::vector<double> eff;
+void check_hybrid_top(const std::vector<int>& hybrid_top) {
+  for (int k : hybrid_top)
+    if (k < 0)
+      throw InputError(
+          "", 0, "hybrid-top",
+          "must be >= 0 (the model's top k candidates measured; 0: off), not " + std::to_string(k));
+}
+
+std::string hybrid_baseline_name(int k) {
+  return "hybrid_top" + std::to_string(k) + "_split_half";
+}
+
+// The measurement-noise ceiling is the choice among every valid kernel: a perfect selector that
+// knows one half of the repeats, judged on the other half. Noise alone keeps it below 100%, so a
+// model cannot be expected to beat it on this data. Each half holds half the repeats, so it is a
+// little below what the full medians allow. The hybrid selector (measure the model's top k, keep
+// the fastest) is the same choice among those k, judged alike, so the two compare directly.
+void add_split_half_baselines(EvalReport& report, const ProblemTable& table,
+                              const Rankings& rankings, const std::vector<int>& hybrid_top,
+                              data::TimeStatistic statistic) {
+  std::map<std::string, std::vector<double>> eff;  // by baseline name
   for (const auto& r : report.per_problem) {
-    std::map<std::string, std::pair<double, double>> halves;
-    bool covered = true;
-    for (const auto& [kernel, m] : table.at(r.problem).valid) {
-      covered = covered && m->repeats_ms.size() >= 2;
-      if (covered) halves[kernel] = half_times(*m, statistic);
+    const Halves halves = split_halves(table.at(r.problem).valid, statistic);
+    if (halves.empty()) continue;
+    std::vector<std::string> every;
+    for (const auto& [kernel, h] : halves) every.push_back(kernel);
+    eff["split_half_oracle"].push_back(split_half_choice(halves, every));
+    auto ranked = rankings.find(r.problem);
+    if (ranked == rankings.end()) continue;
+    for (int k : hybrid_top) {
+      if (k <= 0 || ranked->second.empty()) continue;
+      const auto& list = ranked->second;
+      const auto n = std::ptrdiff_t(std::min(std::size_t(k), list.size()));
+      std::vector<std::string> top(list.begin(), list.begin() + n);
+      eff[hybrid_baseline_name(k)].push_back(split_half_choice(halves, top));
     }
-    if (!covered || halves.empty()) continue;
-    // Efficiency of the pick by the `known` half, both timed by the other half.
-    auto judged = [&](bool known_is_even) {
-      const auto* pick = &halves.begin()->second;
-      double best_ms = std::numeric_limits<double>::infinity();
-      for (const auto& [kernel, h] : halves) {
-        double known = known_is_even ? h.first : h.second;
-        double pick_known = known_is_even ? pick->first : pick->second;
-        if (known < pick_known) pick = &h;
-        best_ms = std::min(best_ms, known_is_even ? h.second : h.first);
-      }
-      return best_ms / (known_is_even ? pick->second : pick->first);
-    };
-    eff.push_back(0.5 * (judged(true) + judged(false)));
   }
-  if (eff.empty()) return;
-  Baseline& b = report.baselines["split_half_oracle"];
-  b.coverage = long(eff.size());
-  b.efficiency = summarize(eff);
+  for (const auto& [name, values] : eff) {
+    Baseline& b = report.baselines[name];
+    b.coverage = long(values.size());
+    b.efficiency = summarize(values);
+  }
 }
 
 // What this database's winners and the selector's picks are worth on a second sweep of the same

@@ -41,6 +41,7 @@ json options_json(const EvalOptions& o) {
           {"cores", o.cores},
           {"top_worst", o.top_worst},
           {"time_statistic", data::to_string(o.time_statistic)},
+          {"hybrid_top", o.hybrid_top},
           {"default_kernels", o.default_kernels.size()}};
 }
 }  // namespace

@@ -16,6 +16,7 @@
 #include "core/text.h"
 #include "data/store.h"
 #include "data/winners.h"
+#include "eval/noise_ceilings.h"
 #include "eval/oof_file.h"
 #include "model/feature_spec.h"
 #include "ops/operation.h"
@@ -272,6 +273,7 @@ bool use_out_of_fold(const EvalJob& job, const std::vector<std::string>& paths) 
 }  // namespace
 
 EvalOutcome run_eval(const EvalJob& job) {
+  check_hybrid_top(job.options.hybrid_top);  // before a held-out model ranks every problem
   auto spec = load_spec(job.model_dir);
   // As predict: a model is evaluated as the op it was trained for, which --op may only repeat.
   if (spec && !job.op.empty() && job.op != spec->op)

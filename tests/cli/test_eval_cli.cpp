@@ -30,6 +30,7 @@ data::Measurement timed(const std::string& kernel, double ms) {
   m.median_ms = m.min_ms = m.mean_ms = ms;
   m.ci_low_ms = ms * 0.995, m.ci_high_ms = ms * 1.005;
   m.tflops = 1.0 / ms;
+  m.repeats_ms = {ms, ms};  // the split-half baselines see the same time in both halves
   return m;
 }
 
@@ -81,10 +82,32 @@ TEST_F(EvalCli, OutOfFoldReport) {
   EXPECT_EQ(j["options"]["cores"], 2);  // the sweep's threads
   EXPECT_EQ(j["worst"][0]["problem"], kProblems[2]);
 
+  // The hybrid selector measures the model's top 3 (by default): here every kernel.
+  EXPECT_EQ(j["options"]["hybrid_top"], nlohmann::json::array({3}));
+  EXPECT_NEAR(j["baselines"]["hybrid_top3_split_half"]["efficiency"]["mean"].get<double>(), 1.0,
+              1e-9);
+  EXPECT_NEAR(j["baselines"]["split_half_oracle"]["efficiency"]["mean"].get<double>(), 1.0, 1e-9);
+
   auto text = run_cli({"eval", "--db", db_, "--oof-file", oof_});
   EXPECT_EQ(text.code, 0);
   EXPECT_NE(text.out.find("efficiency mean"), std::string::npos);
   EXPECT_NE(text.out.find("90.30%"), std::string::npos);
+}
+
+TEST_F(EvalCli, HybridTopJudgesTheModelsTopK) {
+  auto r = run_cli({"eval", "--db", db_, "--oof-file", oof_, "--json", "--hybrid-top", "1,2"});
+  ASSERT_EQ(r.code, 0) << r.out;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["options"]["hybrid_top"], nlohmann::json::array({1, 2}));
+  EXPECT_EQ(j["baselines"].count("hybrid_top3_split_half"), 0u);
+  // k = 1 is the model's pick (X), timed alike in both halves: the efficiency of the picks.
+  EXPECT_NEAR(j["baselines"]["hybrid_top1_split_half"]["efficiency"]["mean"].get<double>(),
+              j["efficiency"]["mean"].get<double>(), 1e-9);
+  // k = 2 adds the second ranked kernel, measured too.
+  EXPECT_EQ(j["baselines"]["hybrid_top2_split_half"]["coverage"], 3);
+  auto off = run_cli({"eval", "--db", db_, "--oof-file", oof_, "--json", "--hybrid-top", "0"});
+  ASSERT_EQ(off.code, 0);
+  EXPECT_EQ(nlohmann::json::parse(off.out)["baselines"].count("hybrid_top3_split_half"), 0u);
 }
 
 TEST_F(EvalCli, BadInputsExitThree) {
@@ -97,6 +120,9 @@ TEST_F(EvalCli, BadInputsExitThree) {
   EXPECT_NE(r.out.find("not out-of-fold predictions for this database"), std::string::npos);
   EXPECT_EQ(run_cli({"eval", "--db", db_, "--oof-file", oof_, "--target", "gflops"}).code,
             kExitInput);
+  auto negative = run_cli({"eval", "--db", db_, "--oof-file", oof_, "--hybrid-top", "1,-2"}, true);
+  EXPECT_EQ(negative.code, kExitInput);
+  EXPECT_NE(negative.out.find("hybrid-top"), std::string::npos) << negative.out;
   // A model is evaluated as the op it was trained for, as predict requires.
   std::filesystem::create_directories(dir_.file("generic_model"));
   write_bytes(dir_.file("generic_model/feature_spec.json"),

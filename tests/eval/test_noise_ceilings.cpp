@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/error.h"
 #include "eval_fixture.h"
 
 namespace kselect::eval {
@@ -16,14 +17,16 @@ using fixture::row;
 const std::string kP1 = "m=128,n=128,k=128,layout=rcr,dtype=fp32";
 const std::string kP2 = "m=64,n=64,k=64,layout=rcr,dtype=fp32";
 
+// A row with its timed repeats, which the split-half baselines divide into even and odd ones.
+data::Measurement with_repeats(data::Measurement m, std::vector<double> repeats) {
+  m.repeats_ms = std::move(repeats);
+  return m;
+}
+
 // A perfect selector that knows half of each kernel's repeats, judged on the other half.
 TEST(NoiseCeilings, SplitHalfOracleIsTheMeasurementNoiseCeiling) {
   Data d;
   const std::string p1 = "m=1,n=1,k=1", p2 = "m=2,n=1,k=1", p3 = "m=3,n=1,k=1";
-  auto with_repeats = [](data::Measurement m, std::vector<double> repeats) {
-    m.repeats_ms = std::move(repeats);
-    return m;
-  };
   d.rows = {with_repeats(row(p1, "A", 1.1), {1.0, 1.2, 1.0, 1.2}),
             with_repeats(row(p1, "B", 1.1), {1.1, 1.1, 1.1, 1.1}),
             with_repeats(row(p2, "A", 1.0), {1.0, 1.0, 1.0}),
@@ -56,6 +59,96 @@ TEST(NoiseCeilings, SplitHalfOracleIsTheMeasurementNoiseCeiling) {
   Data no_repeats;  // imported data keeps no repeats: no ceiling is claimed
   no_repeats.add_pair(p1, 0.5);
   EXPECT_EQ(no_repeats.run().baselines.count("split_half_oracle"), 0u);
+}
+
+// The hybrid selector measures the model's top k and keeps the fastest by one half of the
+// repeats, judged on the other half against every valid kernel, as the split-half oracle is.
+TEST(NoiseCeilings, HybridTopKIsTheSplitHalfChoiceAmongTheModelsTopK) {
+  const std::string p1 = "m=1,n=1,k=1", p2 = "m=2,n=1,k=1", p3 = "m=3,n=1,k=1";
+  Data d;
+  // p1's halves (even / odd): A 1.0 / 1.4, B 1.2 / 1.2, C 1.5 / 1.1, D 2.0 / 2.0; the fastest
+  // even half is A's 1.0, the fastest odd half C's 1.1. E is invalid: ranked first, never a
+  // candidate.
+  d.rows = {with_repeats(row(p1, "A", 1.2), {1.0, 1.4, 1.0, 1.4}),
+            with_repeats(row(p1, "B", 1.2), {1.2, 1.2, 1.2, 1.2}),
+            with_repeats(row(p1, "C", 1.3), {1.5, 1.1, 1.5, 1.1}),
+            with_repeats(row(p1, "D", 2.0), {2.0, 2.0, 2.0, 2.0}),
+            with_repeats(row(p1, "E", 0.5, /*valid=*/false), {0.5, 0.5}),
+            // p2: the model's pick A is the fastest in both halves.
+            with_repeats(row(p2, "A", 1.0), {1.0, 1.0}),
+            with_repeats(row(p2, "B", 2.0), {2.0, 2.0}),
+            // p3: B has one repeat, so no split-half baseline covers p3.
+            with_repeats(row(p3, "A", 1.0), {1.0, 1.0}), with_repeats(row(p3, "B", 2.0), {2.0})};
+  append(d.predictions, ranking(p1, {"E", "D", "C", "B", "A"}));
+  append(d.predictions, ranking(p2, {"A", "B"}));
+  append(d.predictions, ranking(p3, {"B", "A"}));
+  EvalOptions options = fixture::options_with_cores(2);
+  options.hybrid_top = {10, 2, 3, 0, 1, 4, 3};  // sorted, repeats and 0 dropped
+  EvalReport r = d.run(options);
+  EXPECT_EQ(r.options.hybrid_top, (std::vector<int>{1, 2, 3, 4, 10}));
+  // k = 1: D both ways, timed 2.0 against the odd halves' 1.1 and the even halves' 1.0.
+  const double k1 = 0.5 * (1.1 / 2.0 + 1.0 / 2.0);
+  // k = 2 (D, C): C both ways; the odd half times it 1.1 (the best), the even half 1.5 (A 1.0).
+  const double k2 = 0.5 * (1.0 + 1.0 / 1.5);
+  // k = 3 (D, C, B): the even half keeps B (1.2), timed 1.2 by the odd half against 1.1; the odd
+  // half keeps C, as with k = 2. Above the oracle on this problem: noise.
+  const double k3 = 0.5 * (1.1 / 1.2 + 1.0 / 1.5);
+  // k = 4, every valid kernel: the even half keeps A (1.0), timed 1.4 by the odd half.
+  const double all = 0.5 * (1.1 / 1.4 + 1.0 / 1.5);
+  const std::pair<int, double> expected[] = {{1, k1}, {2, k2}, {3, k3}, {4, all}, {10, all}};
+  for (const auto& [k, p1_value] : expected) {
+    const Baseline& b = r.baselines.at(hybrid_baseline_name(k));
+    EXPECT_EQ(b.coverage, 2) << k;  // p1 and p2
+    EXPECT_NEAR(b.efficiency.mean, 0.5 * (p1_value + 1.0), 1e-12) << k;
+    EXPECT_NEAR(b.efficiency.min, p1_value, 1e-12) << k;
+  }
+  // Every valid kernel measured is the split-half oracle itself.
+  const Baseline& oracle = r.baselines.at("split_half_oracle");
+  EXPECT_EQ(oracle.coverage, 2);
+  EXPECT_DOUBLE_EQ(oracle.efficiency.mean,
+                   r.baselines.at("hybrid_top4_split_half").efficiency.mean);
+  EXPECT_EQ(hybrid_baseline_name(3), "hybrid_top3_split_half");
+
+  // The default is k = 3 alone; 0 turns it off; a negative k is refused, naming the option.
+  EvalReport plain = d.run();
+  EXPECT_EQ(plain.options.hybrid_top, std::vector<int>{3});
+  EXPECT_NEAR(plain.baselines.at("hybrid_top3_split_half").efficiency.mean, 0.5 * (k3 + 1.0),
+              1e-12);
+  EXPECT_EQ(plain.baselines.count("hybrid_top1_split_half"), 0u);
+  options.hybrid_top = {0};
+  EvalReport off = d.run(options);
+  for (const auto& [name, b] : off.baselines)
+    EXPECT_EQ(name.rfind("hybrid_", 0), std::string::npos);
+  EXPECT_EQ(off.baselines.count("split_half_oracle"), 1u);
+  options.hybrid_top = {3, -1};
+  try {
+    d.run(options);
+    FAIL() << "a negative k was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("hybrid-top"), std::string::npos) << e.what();
+  }
+
+  Data no_repeats;  // imported data keeps no repeats: nothing to judge by
+  no_repeats.add_pair(p1, 0.5);
+  EXPECT_EQ(no_repeats.run().baselines.count("hybrid_top3_split_half"), 0u);
+}
+
+// The hybrid measures the ranking the pick comes from, so the default guard's reordering too.
+TEST(NoiseCeilings, HybridMeasuresTheGuardedRanking) {
+  Data d;
+  d.rows = {with_repeats(row(kP1, "A", 1.0), {1.0, 1.0}),
+            with_repeats(row(kP1, "B", 2.0), {2.0, 2.0})};
+  append(d.predictions, ranking(kP1, {"B", "A"}));
+  d.predictions[0].speed = 1.02, d.predictions[1].speed = 1.0;  // B predicted 2% faster
+  EvalOptions options = fixture::options_with_cores(2);
+  options.hybrid_top = {1};
+  EXPECT_NEAR(d.run(options).baselines.at("hybrid_top1_split_half").efficiency.mean, 0.5, 1e-12);
+  // With A as the default kernel and a 5% guard, A stays first.
+  options.default_kernels = {"A"};
+  options.default_margin = 0.05;
+  EvalReport guarded = d.run(options);
+  ASSERT_EQ(guarded.kept_default, 1);
+  EXPECT_NEAR(guarded.baselines.at("hybrid_top1_split_half").efficiency.mean, 1.0, 1e-12);
 }
 
 TEST(NoiseCeilings, ReplicateJudgesWinnersAndPicksOnASecondSweep) {

@@ -208,6 +208,21 @@ TEST_F(RunEval, ABlendIsScoredFromItsMembersOutOfFoldFiles) {
   EXPECT_THROW(run_eval(j), InputError);
 }
 
+// A bad --hybrid-top fails before anything is read or ranked (a held-out ranking can take
+// minutes): here the store and the model do not even exist.
+TEST(RunEvalOptions, ANegativeHybridTopIsRefusedBeforeAnythingIsRead) {
+  EvalJob j;
+  j.db = "/nonexistent/none.sqlite";
+  j.model_dir = "/nonexistent/model";
+  j.options.hybrid_top = {3, -2};
+  try {
+    run_eval(j);
+    FAIL() << "a negative k was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("hybrid-top"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(RunEval, OutOfFoldRequiredButMissing) {
   EvalJob j = job(Protocol::kOutOfFold);
   j.oof_file = "/nonexistent/oof_tflops.csv";
