@@ -37,8 +37,7 @@ int run(const SelectArgs& a) {
   nlohmann::json all = nlohmann::json::array();
   for (const auto& problem : problems) {
     if (a.explain) {
-      const select::Explanation e = d.explain(problem, a.top);
-      d.select(problem);  // the decision is kept like any other (cache, lockfile)
+      const select::Explanation e = d.explain(problem, a.top);  // kept like select()'s
       if (a.json)
         all.push_back(e.to_json());
       else

@@ -307,10 +307,11 @@ Strategy Dispatcher::resolve_auto(std::string_view problem, Detail& d) {
                                               : "the default order (no measurement budget left)"));
     return budget_left ? Strategy::kHybrid : Strategy::kDefault;
   }
-  const auto& spec = model_->ranker().spec();
-  d.out_of_range = model::outside_training_ranges(spec, std::string(problem));
+  model::FeatureSpec ranges;
+  ranges.training_ranges = model_->training_ranges();
+  d.out_of_range = model::outside_training_ranges(ranges, std::string(problem));
   std::string doubt;
-  if (spec.training_ranges.empty())
+  if (ranges.training_ranges.empty())
     d.notes.push_back("the model records no training ranges: the range check is skipped");
   if (!d.out_of_range.empty()) doubt = "the problem lies outside the model's training ranges";
   if (doubt.empty() && d.ranked.size() >= 2) {
@@ -460,12 +461,25 @@ Explanation Dispatcher::explain(std::string_view problem, int top) {
   e.kernel = catalogue_->name(d.decision.kernel);
   e.source = std::string(to_string(d.decision.source));
   e.notes = d.notes;
+  // The explained decision is the one select() gives: a problem decided before keeps its
+  // decision (a fresh one, which measurement noise may change, is only noted); one decided
+  // now is kept like select()'s.
+  const ProblemKey key{problem, ProblemKey::hash_of(problem)};
+  CachedDecision held;
+  if (cache_.find(key, held)) {
+    const std::string& kept = catalogue_->name(held.kernel);
+    if (kept != e.kernel)
+      e.notes.push_back("decided afresh: " + e.kernel + " (" + e.source + "); the " +
+                        (held.locked ? "lockfile" : "cache") + " holds " + kept);
+    e.kernel = kept;
+    e.source = std::string(to_string(held.locked ? Source::kLockfile : Source::kCache));
+    e.cached_kernel = kept;
+  } else {
+    cache_.insert(key, {d.decision.kernel, std::uint8_t(d.decision.decided_by), false});
+  }
   e.out_of_range = d.out_of_range;
   e.candidates = d.supported;
   for (auto& r : d.rejected) e.rejected.emplace_back(catalogue_->name(r.kernel), std::move(r));
-  CachedDecision cached;
-  if (cache_.find(ProblemKey{problem, ProblemKey::hash_of(problem)}, cached))
-    e.cached_kernel = catalogue_->name(cached.kernel);
   const std::size_t n = top <= 0 ? d.ranked.size() : std::min(d.ranked.size(), std::size_t(top));
   for (std::size_t i = 0; i < n; ++i) {
     ExplainedKernel k{d.ranked[i]};

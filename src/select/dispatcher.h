@@ -102,7 +102,7 @@ struct Explanation {
   std::vector<ExplainedKernel> top;
   std::size_t candidates = 0;                               // supported before the controls
   std::vector<std::pair<std::string, Rejection>> rejected;  // kernel name, why
-  std::optional<std::string> cached_kernel;  // the cache's decision, when it holds one
+  std::optional<std::string> cached_kernel;  // the cache's (or lockfile's) decision, if any
 
   nlohmann::json to_json() const;
   std::string to_table() const;
@@ -137,7 +137,9 @@ class Dispatcher {
   Decision select(std::string_view canonical_problem) {
     return select(ProblemKey{canonical_problem, ProblemKey::hash_of(canonical_problem)});
   }
-  // Decides `problem` afresh with every detail (top `top` kernels); does not change the cache.
+  // Decides `problem` afresh with every detail (top `top` kernels). The decision reported is
+  // select()'s: one the cache holds stays (the fresh one is noted when it differs); a new one
+  // is kept in the cache.
   Explanation explain(std::string_view canonical_problem, int top = 5);
   // Selects, then runs the kernel once on the caller's operands (Operation::wrap_buffers),
   // optionally checking the output against the op's reference.

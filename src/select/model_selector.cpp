@@ -65,7 +65,19 @@ ModelSelector ModelSelector::load(const std::filesystem::path& dir, std::string_
   if (!op_name.empty() && op_name != model_op)
     throw InputError("", 0, "op",
                      "the model is for '" + model_op + "', not '" + std::string(op_name) + "'");
-  return ModelSelector(std::move(ranker), find_operation(model_op), options);
+  ModelSelector selector(std::move(ranker), find_operation(model_op), options);
+  const model::FeatureSpec& spec = selector.ranker().spec();
+  selector.training_ranges_ = spec.training_ranges;
+  // A blend predicts inside what all its members saw: their ranges together.
+  if (selector.training_ranges_.empty())
+    for (const auto& member : spec.blend)
+      for (const auto& [field, range] :
+           model::FeatureSpec::load(dir / member.model).training_ranges) {
+        auto [it, added] = selector.training_ranges_.emplace(field, range);
+        if (!added)
+          it->second = {std::min(it->second.min, range.min), std::max(it->second.max, range.max)};
+      }
+  return selector;
 }
 
 std::vector<std::uint32_t> ModelSelector::candidates(std::string_view problem) const {

@@ -12,6 +12,7 @@
 // Thread-safe once loaded: every member function is const and keeps its scratch per thread.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -62,6 +63,11 @@ class ModelSelector {
   // set's that it lacks (the guard compares the no-model pick); for ops without rule sets, the
   // kernels the model saw in training.
   const KernelCatalogue& catalogue() const { return *catalogue_; }
+  // The problem fields' ranges the model was trained on (FeatureSpec::training_ranges); a
+  // blend's are its members' together. Empty when the model records none.
+  const std::map<std::string, model::FieldRange>& training_ranges() const {
+    return training_ranges_;
+  }
 
   // The catalogue indices of the kernels that can run `problem` (canonical text), in catalogue
   // order; for ops without rule sets, the kernels seen in training with the problem's context
@@ -87,9 +93,10 @@ class ModelSelector {
   DefaultGuard guard_;
   std::unique_ptr<KernelCatalogue> catalogue_;
   std::unique_ptr<features::KernelBlock> block_;  // the catalogue, prepared for the model
-  std::size_t rule_set_size_ = 0;                 // catalogue indices below this: options_.rules
-  std::vector<std::uint32_t> default_set_;        // catalogue indices of the `default` set
-  std::vector<char> shortlisted_;                 // per catalogue index: in the model's shortlist
+  std::map<std::string, model::FieldRange> training_ranges_;
+  std::size_t rule_set_size_ = 0;           // catalogue indices below this: options_.rules
+  std::vector<std::uint32_t> default_set_;  // catalogue indices of the `default` set
+  std::vector<char> shortlisted_;           // per catalogue index: in the model's shortlist
 };
 
 }  // namespace kselect::select

@@ -114,9 +114,15 @@ TEST(Dispatcher, HybridMeasuresTheModelsTopK) {
   EXPECT_EQ(measured.size(), 3u);
   EXPECT_TRUE(measured.count(e.kernel)) << "the pick is one of the measured kernels";
   EXPECT_EQ(e.source, "measured");
-  const Decision s = d.select(p);
-  EXPECT_EQ(s.source, Source::kMeasured);
-  EXPECT_EQ(d.counts().kernels_measured, 6u);  // explain's three and select's three
+  const Decision s = d.select(p);  // explain's decision, kept
+  EXPECT_EQ(s.source, Source::kCache);
+  EXPECT_EQ(s.decided_by, Source::kMeasured);
+  EXPECT_EQ(d.catalogue().name(s.kernel), e.kernel);
+  EXPECT_EQ(d.counts().kernels_measured, 3u);
+  const Explanation again = d.explain(p, 3);  // decided afresh, but the cache's answer stands
+  EXPECT_EQ(again.kernel, e.kernel);
+  EXPECT_EQ(again.source, "cache");
+  EXPECT_EQ(d.counts().kernels_measured, 6u);
 }
 
 TEST(Dispatcher, ExhaustiveMeasuresEverySupportedKernel) {
