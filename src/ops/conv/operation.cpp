@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <set>
 
 #include "core/error.h"
 #include "core/text.h"
@@ -261,42 +260,10 @@ class ConvOperation : public Operation {
 
   std::vector<std::string> shape_families() const override { return conv::shape_families(); }
 
-  // dtypes fp32, bf16 or all; layouts pick the spatial dimensions: nhwgc 2-D, ndhwgc 3-D, all
-  // both (and so does rcr, the GEMM layout `kselect shapes` passes when given none). No field
-  // carries a direction: every family holds all three (backward: bwd_data and bwd_weight).
+  // The request's fields as conv reads them: shapes.h, generate_problems (kept out of this
+  // file, whose every change alters the measured-code fingerprint).
   std::vector<std::string> generate_problems(const ShapeRequest& request) const override {
-    ShapeOptions options;
-    if (!request.family.empty()) options.family = request.family;
-    options.count = request.count, options.seed = request.seed;
-    options.max_gflop = request.max_gflop;
-    if (!request.dtypes.empty()) {
-      options.dtypes.clear();
-      for (const auto& dtype : request.dtypes) {
-        if (lower(dtype) == "all") {
-          options.dtypes = {"fp32", "bf16"};
-          break;
-        }
-        options.dtypes.push_back(lower(dtype));
-      }
-    }
-    std::set<int> dims;
-    for (const auto& layout : request.layouts) {
-      const std::string name = lower(layout);
-      if (name == "all" || name == "rcr")
-        dims.insert({2, 3});
-      else if (name == kLayout2d)
-        dims.insert(2);
-      else if (name == kLayout3d)
-        dims.insert(3);
-      else
-        throw InputError("", 0, "layout",
-                         "'" + layout + "' is not " + std::string(kLayout2d) + ", " +
-                             std::string(kLayout3d) + " or all");
-    }
-    if (!dims.empty()) options.spatial_dims.assign(dims.begin(), dims.end());
-    std::vector<std::string> problems;
-    for (const Problem& p : generate_shapes(options)) problems.push_back(native_text(p));
-    return problems;
+    return conv::generate_problems(request);
   }
 
   std::vector<std::string> kernel_names(std::string_view set,

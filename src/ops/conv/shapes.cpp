@@ -437,4 +437,39 @@ std::vector<Problem> generate_shapes(const ShapeOptions& o) {
   return out;
 }
 
+std::vector<std::string> generate_problems(const ShapeRequest& request) {
+  ShapeOptions options;
+  if (!request.family.empty()) options.family = request.family;
+  options.count = request.count, options.seed = request.seed;
+  options.max_gflop = request.max_gflop;
+  if (!request.dtypes.empty()) {
+    options.dtypes.clear();
+    for (const auto& dtype : request.dtypes) {
+      if (lower(dtype) == "all") {
+        options.dtypes = {"fp32", "bf16"};
+        break;
+      }
+      options.dtypes.push_back(lower(dtype));
+    }
+  }
+  std::set<int> dims;
+  for (const auto& layout : request.layouts) {
+    const std::string name = lower(layout);
+    if (name == "all" || name == "rcr")
+      dims.insert({2, 3});
+    else if (name == kLayout2d)
+      dims.insert(2);
+    else if (name == kLayout3d)
+      dims.insert(3);
+    else
+      throw InputError("", 0, "layout",
+                       "'" + layout + "' is not " + std::string(kLayout2d) + ", " +
+                           std::string(kLayout3d) + " or all");
+  }
+  if (!dims.empty()) options.spatial_dims.assign(dims.begin(), dims.end());
+  std::vector<std::string> problems;
+  for (const Problem& p : generate_shapes(options)) problems.push_back(native_text(p));
+  return problems;
+}
+
 }  // namespace kselect::conv

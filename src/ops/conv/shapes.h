@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ops/conv/problem.h"
+#include "ops/operation.h"
 
 namespace kselect::conv {
 
@@ -33,5 +34,12 @@ std::vector<std::string> shape_families();
 // Throws InputError for an unknown family, a non-positive count or budget, no dtype or
 // direction, or a family with no problem that fits the options.
 std::vector<Problem> generate_shapes(const ShapeOptions& options);
+
+// The conv op's answer to `kselect shapes` (Operation::generate_problems): the family (empty:
+// the first), count, seed and budget as given; dtypes fp32, bf16 or all (empty: fp32); layouts
+// pick the spatial dimensions, nhwgc 2-D, ndhwgc 3-D, all both, and so does rcr, the GEMM
+// layout `kselect shapes` passes when given none (empty: both). No field carries a direction:
+// every family holds all three (backward: the two backward ones). Canonical native texts.
+std::vector<std::string> generate_problems(const ShapeRequest& request);
 
 }  // namespace kselect::conv
