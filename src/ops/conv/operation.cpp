@@ -17,6 +17,7 @@
 #include "ops/conv/problem.h"
 #include "ops/conv/reference.h"
 #include "ops/conv/rule_sets.h"
+#include "ops/conv/shapes.h"
 #include "ops/cpu_gemm_core/bf16.h"
 #include "ops/cpu_gemm_core/placed_operands.h"
 #include "ops/kernel_sets.h"
@@ -255,6 +256,14 @@ class ConvOperation : public Operation {
             "z",     "y",           "x",           "do",          "ho",       "wo",    "pad_d",
             "pad_h", "pad_w",       "stride_d",    "stride_h",    "stride_w", "dil_d", "dil_h",
             "dil_w", "pad_right_d", "pad_right_h", "pad_right_w", "dir",      "dtype", "layout"};
+  }
+
+  std::vector<std::string> shape_families() const override { return conv::shape_families(); }
+
+  // The request's fields as conv reads them: shapes.h, generate_problems (kept out of this
+  // file, whose every change alters the measured-code fingerprint).
+  std::vector<std::string> generate_problems(const ShapeRequest& request) const override {
+    return conv::generate_problems(request);
   }
 
   std::vector<std::string> kernel_names(std::string_view set,
