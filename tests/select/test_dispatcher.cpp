@@ -145,7 +145,10 @@ TEST(Dispatcher, AutoTakesTheModelInsideItsRangesAndMeasuresOutside) {
   o.confidence_margin = 0;  // judge the range rule alone
   o.measure.repeats = 1;
   Dispatcher d(o);
-  const auto& ranges = ModelSelector::load(trained_model(), "", {}).ranker().spec().training_ranges;
+  // The selector is kept: a reference into a temporary's ranges would dangle (ThreadSanitizer
+  // reported the read after free).
+  const ModelSelector chain = ModelSelector::load(trained_model(), "", {});
+  const auto& ranges = chain.ranker().spec().training_ranges;
   ASSERT_FALSE(ranges.empty()) << "training records the problems' ranges";
   const Explanation inside = d.explain("m=128,n=128,k=128,layout=rcr,dtype=fp32");
   EXPECT_TRUE(inside.out_of_range.empty());
