@@ -121,11 +121,8 @@ Dispatcher::Dispatcher(DispatchOptions options) : options_(std::move(options)) {
                        "the " + std::string(op_->name()) +
                            " op ranks the kernels a model saw in training: it needs a model" +
                            (model_missing_.empty() ? "" : " (" + model_missing_ + ")"));
-    std::vector<std::string> names = op_->kernel_names(options_.selection.rules, KeyValues{});
-    rule_set_size_ = names.size();
-    for (auto& k : op_->kernel_names("default", KeyValues{}))
-      if (std::find(names.begin(), names.end(), k) == names.end()) names.push_back(std::move(k));
-    own_catalogue_ = op_->catalogue(std::move(names));
+    own_catalogue_ =
+        op_->catalogue(rule_set_catalogue(*op_, options_.selection.rules, rule_set_size_));
     catalogue_ = own_catalogue_.get();
   }
   in_default_set_.assign(catalogue_->size(), 0);

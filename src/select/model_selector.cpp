@@ -22,15 +22,20 @@ std::vector<std::string> catalogue_kernels(const Operation& op, const Ranker& ra
     rule_set_size = known.size();
     return known;
   }
-  std::vector<std::string> names = op.kernel_names(o.rules, KeyValues{});
+  return rule_set_catalogue(op, o.rules, rule_set_size);
+}
+
+}  // namespace
+
+std::vector<std::string> rule_set_catalogue(const Operation& op, const std::string& rules,
+                                            std::size_t& rule_set_size) {
+  std::vector<std::string> names = op.kernel_names(rules, KeyValues{});
   rule_set_size = names.size();
   std::unordered_set<std::string> have(names.begin(), names.end());
   for (auto& k : op.kernel_names("default", KeyValues{}))
     if (have.insert(k).second) names.push_back(std::move(k));
   return names;
 }
-
-}  // namespace
 
 ModelSelector::ModelSelector(std::unique_ptr<Ranker> ranker, const Operation& op,
                              SelectionOptions options)

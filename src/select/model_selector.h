@@ -49,6 +49,12 @@ struct Prediction {
   bool unsupported = false;
 };
 
+// The kernels of rule set `rules`, then those of the `default` set it lacks (the no-model
+// pick must be scorable); `rule_set_size` receives how many came from `rules`. The catalogue
+// of a selector with or without a model.
+std::vector<std::string> rule_set_catalogue(const Operation& op, const std::string& rules,
+                                            std::size_t& rule_set_size);
+
 class ModelSelector {
  public:
   // Loads the model in `dir` (Ranker::load); `op_name` empty: the model's op, else it must be
