@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <mutex>
 #include <optional>
@@ -79,6 +80,12 @@ struct Blocking {
   int64_t groups = 1, tiles_m = 0, tiles_n = 0, k_tiles = 0, tasks = 0, slots = 0;
   int split = 1, parts = 1, sub_m = 0, sub_n = 0, ks = 0;
   bool cache_b = false;
+  // Backward data with a stride: rows in stride-phase order (RowPhases), results staged and
+  // written to each row's pixel; each phase is cut into its own block rows (phase_tiles[p]: the
+  // first block row of phase p, then tiles_m), so that every block keeps to one phase.
+  bool phased = false;
+  RowPhases phases;
+  std::vector<int64_t> phase_tiles;
   int64_t result_elems = 0;
 };
 
@@ -143,6 +150,7 @@ struct ConvDriver::Impl : Blocking {
   // Per run: the blocking (Blocking's fields) and the operands.
   Strided a, b;
   std::optional<Gather> a_gather, b_gather;
+  Problem problem;
   float* c = nullptr;
   int64_t ldc = 0, c_group_stride = 0;
 
@@ -159,6 +167,7 @@ struct ConvDriver::Impl : Blocking {
   void walk(const OperandView& av, const OperandView& bv, int rows, int cols, int kl, float* target,
             int64_t ldt, bool first);
   void reduce(int t, int nt);
+  bool phase_has_taps(int phase, int64_t k0, int kl) const;
 };
 
 ConvDriver::Impl::Impl(const ConvConfig& config, Isa cpu) : cfg(config) {
@@ -202,6 +211,7 @@ ConvDriver::Impl::Impl(const ConvConfig& config, Isa cpu) : cfg(config) {
 // The operands of p's implicit GEMM (docs/conv-kernels.md, "The three GEMMs").
 void ConvDriver::Impl::bind(const Problem& p, const ConvTensors& t) {
   const int64_t cg = p.c / p.g, kg = p.k / p.g, taps = p.z * p.y * p.x;
+  problem = p;
   auto bytes = [](const void* ptr) { return static_cast<const char*>(ptr); };
   GatherSpec image;  // the x image gathered by output pixels (forward, backward weight)
   image.bf16 = src_elem == Elem::kBf16;
@@ -230,6 +240,7 @@ void ConvDriver::Impl::bind(const Problem& p, const ConvTensors& t) {
       grad.base = t.y, grad.group_stride = kg, grad.pixel_stride = p.k, grad.run = kg;
       grad.map = TapMap::kTransposed;
       grad.rows_dims = {p.di, p.hi, p.wi}, grad.source_dims = {p.do_, p.ho, p.wo};
+      if (phased) grad.phases = &phases;
       a = {bytes(t.y), kg, p.k, 1};
       if (a_mode == AMode::kGatherRows || a_mode == AMode::kGatherPacked)
         a_gather.emplace(grad, cfg.specialization, vec_gather);
@@ -268,7 +279,18 @@ Blocking ConvDriver::Impl::blocking(const Problem& p, int threads) const {
       run.result_elems = p.k * p.z * p.y * p.x * (p.c / p.g);
       break;
   }
+  run.phased =
+      *p.dir == Direction::kBackwardData && (p.stride[0] > 1 || p.stride[1] > 1 || p.stride[2] > 1);
   run.tiles_m = ceil_div(run.shape.m, cfg.tile_m);
+  if (run.phased) {
+    run.phases = RowPhases(p.n, {p.di, p.hi, p.wi}, p.stride);
+    run.phase_tiles.assign(1, 0);
+    for (int ph = 0; ph < run.phases.count(); ++ph)
+      run.phase_tiles.push_back(
+          run.phase_tiles.back() +
+          ceil_div(run.phases.start(ph + 1) - run.phases.start(ph), cfg.tile_m));
+    run.tiles_m = run.phase_tiles.back();
+  }
   run.tiles_n = ceil_div(run.shape.n, cfg.tile_n);
   run.k_tiles = ceil_div(run.shape.k, cfg.tile_k);
   run.split = cfg.two_stage ? int(std::min<int64_t>(threads, run.k_tiles)) : 1;
@@ -303,7 +325,8 @@ Scratch ConvDriver::Impl::scratch(const Blocking& run) const {
     s.b_pack = 4 * (run.cache_b ? run.slots : 1) * panel_cols * run.ks;
     s.b_slots = run.slots;
   }
-  if (cfg.epilogue == Epilogue::kCShuffle) s.stage = 4 * int64_t(run.sub_m) * run.sub_n;
+  if (cfg.epilogue == Epilogue::kCShuffle || run.phased)
+    s.stage = 4 * int64_t(run.sub_m) * run.sub_n;
   if (run.parts > 1) s.partial = 4 * int64_t(run.parts - 1) * run.result_elems;
   return s;
 }
@@ -427,15 +450,27 @@ void ConvDriver::Impl::task(ThreadSpace& ws, int64_t id) {
   const int wk = int(id % cfg.warp_k);
   const int s = int(id / cfg.warp_k);
 
-  const int64_t r0 = bm * cfg.tile_m + int64_t(wm) * sub_m;
+  int64_t r0 = bm * cfg.tile_m + int64_t(wm) * sub_m, m_end = shape.m;
+  int phase = -1;  // phased: the block's phase, whose rows end at m_end
+  if (phased) {
+    phase =
+        int(std::upper_bound(phase_tiles.begin(), phase_tiles.end(), bm) - phase_tiles.begin()) - 1;
+    r0 = phases.start(phase) + (bm - phase_tiles[size_t(phase)]) * cfg.tile_m + int64_t(wm) * sub_m;
+    m_end = phases.start(phase + 1);
+  }
   const int64_t c0 = bn * cfg.tile_n + int64_t(wn) * sub_n;
-  if (r0 >= shape.m || c0 >= shape.n) return;
+  if (r0 >= m_end || c0 >= shape.n) return;
   const int part = s * cfg.warp_k + wk;
   float* base = part == 0 ? c : work.partial.floats() + (part - 1) * result_elems;
-  const int rows = int(std::min<int64_t>(sub_m, shape.m - r0));
+  const int rows = int(std::min<int64_t>(sub_m, m_end - r0));
   const int cols = int(std::min<int64_t>(sub_n, shape.n - c0));
-  float* out = base + g * c_group_stride + r0 * ldc + c0;
-  const bool shuffle = cfg.epilogue == Epilogue::kCShuffle;
+  // Row i of the block in the result: r0 + i, or its pixel when rows are phase-ordered.
+  auto out_row = [&](int i) {
+    const int64_t row = phased ? phases.pixel(r0 + i) : r0 + i;
+    return base + g * c_group_stride + row * ldc + c0;
+  };
+  float* out = out_row(0);
+  const bool shuffle = cfg.epilogue == Epilogue::kCShuffle || phased;
   float* target = shuffle ? ws.stage.floats() : out;
   const int64_t ldt = shuffle ? sub_n : ldc;
   if (cache_b) {
@@ -445,22 +480,45 @@ void ConvDriver::Impl::task(ThreadSpace& ws, int64_t id) {
       std::fill(ws.b_ready.begin(), ws.b_ready.end(), 0);
     }
   }
+  // A block of one stride phase skips the K slices of taps that never reach that phase.
   const int64_t kb0 = s * k_tiles / split, kb1 = (s + 1) * k_tiles / split;
   bool first = true;
   for (int64_t kb = kb0; kb < kb1; ++kb) {
     const int64_t k0 = kb * cfg.tile_k + int64_t(wk) * ks;
     if (k0 >= shape.k) continue;
     const int kl = int(std::min<int64_t>(ks, shape.k - k0));
+    if (phase >= 0 && !phase_has_taps(phase, k0, kl)) continue;
     OperandView bv = view_b(ws, g, c0, k0, cols, kl, kb - kb0);
     OperandView av = view_a(ws, g, r0, k0, rows, kl);
     walk(av, bv, rows, cols, kl, target, ldt, first);
     first = false;
   }
-  if (first) {  // this part's K share is empty (K tail): its partial sum is zero
-    for (int i = 0; i < rows; ++i) std::fill_n(out + i * ldc, cols, 0.0f);
+  if (first) {  // this part's K share is empty (K tail, or no tap of the phase): zero
+    for (int i = 0; i < rows; ++i) std::fill_n(out_row(i), cols, 0.0f);
+  } else if (cfg.epilogue == Epilogue::kCShuffle) {
+    for (int i = 0; i < rows; ++i) copy_values(out_row(i), target + i * ldt, cols, cfg.vec_c);
   } else if (shuffle) {
-    for (int i = 0; i < rows; ++i) copy_values(out + i * ldc, target + i * ldt, cols, cfg.vec_c);
+    for (int i = 0; i < rows; ++i)
+      std::memcpy(out_row(i), target + i * ldt, sizeof(float) * size_t(cols));
   }
+}
+
+// Whether a K slice of backward data's GEMM (columns (tap, k)) holds a tap that reaches the
+// pixels of `phase`: along each axis, (offset + pad - tap * dilation) divisible by the stride.
+bool ConvDriver::Impl::phase_has_taps(int phase, int64_t k0, int kl) const {
+  const Problem& p = problem;
+  const int64_t kg = p.k / p.g;
+  const std::array<int64_t, 3> o = phases.offset(phase);
+  for (int64_t t = k0 / kg; t <= (k0 + kl - 1) / kg; ++t) {
+    const std::array<int64_t, 3> tap{t / (p.y * p.x), t / p.x % p.y, t % p.x};
+    bool reaches = true;
+    for (int a = 0; a < 3; ++a) {
+      const int64_t v = o[a] + p.pad[a] - tap[a] * p.dil[a];
+      reaches = reaches && (v % p.stride[a] + p.stride[a]) % p.stride[a] == 0;
+    }
+    if (reaches) return true;
+  }
+  return false;
 }
 
 // Adds the partial results of the K parts into the result, elements split among threads.

@@ -50,6 +50,44 @@ void copy_values(float* dst, const float* src, int count, int vec) {
   }
 }
 
+RowPhases::RowPhases(int64_t batch, const std::array<int64_t, 3>& dims,
+                     const std::array<int64_t, 3>& stride)
+    : batch_(batch), dims_(dims), stride_(stride) {
+  start_.assign(1, 0);
+  const int phases = int(stride[0] * stride[1] * stride[2]);
+  for (int p = 0; p < phases; ++p) {
+    const std::array<int64_t, 3> o = offset(p);
+    int64_t rows = batch;
+    for (int a = 0; a < 3; ++a)  // coordinates o, o + s, ... below the extent
+      rows *= dims[a] > o[a] ? (dims[a] - o[a] + stride[a] - 1) / stride[a] : 0;
+    start_.push_back(start_.back() + rows);
+  }
+}
+
+std::array<int64_t, 3> RowPhases::offset(int p) const {
+  return {p / (stride_[1] * stride_[2]), p / stride_[2] % stride_[1], p % stride_[2]};
+}
+
+int RowPhases::decode(int64_t row, int64_t& n, int64_t pos[3]) const {
+  int p = 0;
+  while (row >= start_[size_t(p) + 1]) ++p;  // a few phases: a linear walk
+  const std::array<int64_t, 3> o = offset(p);
+  int64_t rest = row - start_[size_t(p)];
+  for (int a = 2; a >= 0; --a) {
+    const int64_t extent = (dims_[a] - o[a] + stride_[a] - 1) / stride_[a];
+    pos[a] = o[a] + rest % extent * stride_[a];
+    rest /= extent;
+  }
+  n = rest;
+  return p;
+}
+
+int64_t RowPhases::pixel(int64_t row) const {
+  int64_t n, pos[3];
+  decode(row, n, pos);
+  return ((n * dims_[0] + pos[0]) * dims_[1] + pos[1]) * dims_[2] + pos[2];
+}
+
 Gather::Gather(const GatherSpec& spec, Specialization specialization, int vec)
     : spec_(spec), specialization_(specialization), vec_(vec), elem_bytes_(spec.bf16 ? 2 : 4) {
   rows_ = spec_.map == TapMap::kIndexed
@@ -128,12 +166,16 @@ void Gather::row_sources(const char* base, int64_t row, const char** sources) co
     sources[0] = base + (block * spec_.index_row_stride + tap * spec_.run) * elem_bytes_;
     return;
   }
-  int64_t pos[3];
-  int64_t rest = row;
-  pos[2] = rest % spec_.rows_dims[2], rest /= spec_.rows_dims[2];
-  pos[1] = rest % spec_.rows_dims[1], rest /= spec_.rows_dims[1];
-  pos[0] = rest % spec_.rows_dims[0];
-  const int64_t n = rest / spec_.rows_dims[0];
+  int64_t pos[3], n;
+  if (spec_.phases) {
+    spec_.phases->decode(row, n, pos);
+  } else {
+    int64_t rest = row;
+    pos[2] = rest % spec_.rows_dims[2], rest /= spec_.rows_dims[2];
+    pos[1] = rest % spec_.rows_dims[1], rest /= spec_.rows_dims[1];
+    pos[0] = rest % spec_.rows_dims[0];
+    n = rest / spec_.rows_dims[0];
+  }
   const int64_t image_pixels = spec_.source_dims[0] * spec_.source_dims[1] * spec_.source_dims[2];
   const char* image = base + n * image_pixels * spec_.pixel_stride * elem_bytes_;
   const bool transposed = spec_.map == TapMap::kTransposed;

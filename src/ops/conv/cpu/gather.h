@@ -5,6 +5,7 @@
 // the channel fastest, so a column range is a few contiguous copies.
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "ops/conv/config.h"
 #include "ops/conv/problem.h"
@@ -21,6 +22,33 @@ enum class TapMap {
 // Copies `count` fp32 values (a multiple of vec) in chunks of vec values (1, 4 or 8).
 void copy_values(float* dst, const float* src, int count, int vec);
 
+// Backward data's rows (input pixels) ordered by stride phase: all pixels whose coordinates are
+// congruent to (pd, ph, pw) modulo the stride first, phase by phase, each phase in (n, d, h, w)
+// order. A tap reaches a pixel only where (coordinate + pad - tap * dilation) divides by the
+// stride, which depends on the phase alone, so a block of one phase has the same taps on every
+// row and the driver skips the K slices of the others (which a strided problem's gather would
+// fill with zeros: 3/4 of them for stride 2). One phase (stride 1) is the plain order.
+class RowPhases {
+ public:
+  RowPhases() = default;
+  RowPhases(std::int64_t batch, const std::array<std::int64_t, 3>& dims,
+            const std::array<std::int64_t, 3>& stride);
+  int count() const { return int(start_.size()) - 1; }
+  // The first row of phase p; start(count()) is the row count.
+  std::int64_t start(int p) const { return start_[size_t(p)]; }
+  // The phase of `row`, its batch index n and its pixel (d, h, w).
+  int decode(std::int64_t row, std::int64_t& n, std::int64_t pos[3]) const;
+  // Phase p's offset along each axis (its coordinates modulo the stride).
+  std::array<std::int64_t, 3> offset(int p) const;
+  // The image pixel (n, d, h, w) of `row` as an index in (n, d, h, w) order.
+  std::int64_t pixel(std::int64_t row) const;
+
+ private:
+  std::int64_t batch_ = 1;
+  std::array<std::int64_t, 3> dims_{1, 1, 1}, stride_{1, 1, 1};
+  std::vector<std::int64_t> start_{0};  // first row of each phase, then the row count
+};
+
 struct GatherSpec {
   const void* base = nullptr;     // the tensor at group 0's first channel
   std::int64_t group_stride = 0;  // elements from one group's first channel to the next
@@ -35,6 +63,7 @@ struct GatherSpec {
   std::array<std::int64_t, 3> filter{1, 1, 1}, stride{1, 1, 1}, pad{0, 0, 0}, dil{1, 1, 1};
   std::int64_t index_row_stride = 0;  // kIndexed: elements between channel blocks
   int index_blocks = 0;               // kIndexed: channel blocks per tap
+  const RowPhases* phases = nullptr;  // kTransposed: rows in this order (null: plain order)
 };
 
 class Gather {

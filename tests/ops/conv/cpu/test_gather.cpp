@@ -116,6 +116,34 @@ TEST(ConvGather, TransposedMapReadsOnlyOutputsTheStrideReaches) {
       }
 }
 
+TEST(ConvGather, RowPhasesVisitEveryPixelOnceWithOnePhasePerStrideOffset) {
+  // 2 images of 3 x 5 pixels, stride 2 x 2 along h and w: phase (ph, pw) holds the pixels with
+  // h % 2 == ph and w % 2 == pw, in (n, h, w) order, phases one after the other.
+  RowPhases phases(2, {1, 3, 5}, {1, 2, 2});
+  ASSERT_EQ(phases.count(), 4);
+  std::vector<int> seen(2 * 3 * 5, 0);
+  int last_phase = 0;
+  std::int64_t last_pixel = -1;
+  for (std::int64_t row = 0; row < 2 * 3 * 5; ++row) {
+    std::int64_t n, pos[3];
+    const int phase = phases.decode(row, n, pos);
+    const auto offset = phases.offset(phase);
+    EXPECT_EQ(pos[1] % 2, offset[1]) << row;
+    EXPECT_EQ(pos[2] % 2, offset[2]) << row;
+    ASSERT_GE(phase, last_phase) << row;
+    const std::int64_t pixel = phases.pixel(row);
+    EXPECT_EQ(pixel, (n * 3 + pos[1]) * 5 + pos[2]);
+    if (phase == last_phase) EXPECT_GT(pixel, last_pixel) << row;
+    last_phase = phase, last_pixel = pixel;
+    ++seen[size_t(pixel)];
+  }
+  for (int count : seen) EXPECT_EQ(count, 1);
+  // A stride past the extent leaves its phases empty (h = 1, stride 2: no pixel with h odd).
+  RowPhases thin(1, {1, 1, 4}, {1, 2, 2});
+  std::int64_t n, pos[3];
+  for (std::int64_t row = 0; row < 4; ++row) EXPECT_LE(thin.decode(row, n, pos), 1);
+}
+
 TEST(ConvGather, IndexedRowsAreWeightRowsPerTap) {
   // Backward data's B: row (tap, k) is w[k][tap][:], for K/G = 3 channels and 2 taps of C/G = 4.
   std::vector<float> w(3 * 2 * 4);
