@@ -6,11 +6,19 @@
 
 namespace kselect::eval {
 
+bool ImportedRows::operator()(const data::Measurement& m) {
+  auto& of_op = imported_[m.op];
+  auto it = of_op.find(m.kernel);
+  if (it == of_op.end()) it = of_op.emplace(m.kernel, is_imported_kernel(m.op, m.kernel)).first;
+  return it->second;
+}
+
 std::map<std::string, ImportedProblem> collect_imported_problems(
     const std::vector<data::Measurement>& rows) {
   std::map<std::string, ImportedProblem> by_text;
+  ImportedRows is_imported;
   for (const auto& m : rows) {
-    if (m.op != imported_data_operation().name()) continue;
+    if (!is_imported(m)) continue;
     ImportedProblem& p = by_text[m.problem];
     p.text = m.problem;
     p.measured.insert(m.kernel);

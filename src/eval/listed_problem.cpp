@@ -6,7 +6,6 @@
 #include "core/error.h"
 #include "core/key_values.h"
 #include "eval/imported_problems.h"
-#include "ops/operation.h"
 
 namespace kselect::eval {
 
@@ -57,9 +56,8 @@ std::vector<ListedProblem> collect_listed_problems(const std::vector<data::Measu
   }
   if (out.empty())
     throw InputError("", 0, "op",
-                     "no imported (" + std::string(imported_data_operation().name()) +
-                         ") problem with a valid listed time: import a find-db first (kselect "
-                         "import miopen-fdb)");
+                     "no imported problem (kernels measured elsewhere) with a valid listed "
+                     "time: import a find-db first (kselect import miopen-fdb)");
   return out;
 }
 

@@ -6,7 +6,7 @@
 #include "core/key_values.h"
 #include "core/text.h"
 #include "data/store.h"
-#include "ops/operation.h"
+#include "eval/imported_problems.h"
 
 namespace kselect::eval {
 
@@ -46,8 +46,11 @@ ProtocolOutcome run_protocol(const ProtocolJob& job) {
   data::Store store(job.db, {.read_only = true});
   // The newest row of each pair, as train and eval read: a file imported again under a newer
   // importer revision (or under another name) does not list its kernels twice.
-  const std::string op(imported_data_operation().name());
-  auto rows = store.read_measurements({.op = op, .dtype = "", .latest_per_pair = true});
+  // Imported rows of every op (MIOpen's under conv, Kernel Tuner's under generic): those whose
+  // kernels their op does not own, which imported_data_operation() learns from.
+  auto rows = store.read_measurements({.op = "", .dtype = "", .latest_per_pair = true});
+  ImportedRows imported;
+  std::erase_if(rows, [&](const data::Measurement& m) { return !imported(m); });
   // --dtype and --where select problems by their field values ("key!=value" excludes).
   auto [wanted, unwanted] = parse_where(job.where);
   if (!job.dtype.empty()) wanted.set("dtype", job.dtype);
@@ -63,11 +66,12 @@ ProtocolOutcome run_protocol(const ProtocolJob& job) {
   if (!job.dtype.empty()) filter += (filter.empty() ? "dtype=" : ",dtype=") + job.dtype;
   if (rows.empty())
     throw InputError(job.db, 0, "op",
-                     "no imported (" + op + ") measurements" +
+                     "no imported measurements (kernels measured elsewhere)" +
                          (filter.empty() ? std::string() : " with " + filter) +
                          " in the store: the " + job.protocol +
                          " protocol evaluates imported data (kselect import)");
-  const auto configs = store.kernel_configs(op);
+  std::map<std::string, nlohmann::json> configs;
+  for (const std::string& op : store.ops()) configs.merge(store.kernel_configs(op));
   ProtocolOutcome out;
   if (job.protocol == "strict") {
     ListedReport report = evaluate_listed(rows, configs, job.listed);

@@ -143,6 +143,14 @@ class Operation {
   // Why `kernel` cannot run `problem`; "" when it can.
   virtual std::string unsupported_reason(std::string_view kernel,
                                          std::string_view problem) const = 0;
+  // Whether `kernel` is one of the op's own kernels (one its rule sets name and its feature
+  // engine describes), not one measured elsewhere and imported under the op (a MIOpen solver
+  // stored under conv). Only imported_data_operation() learns from the others. The base: every
+  // kernel is the op's own.
+  virtual bool owns_kernel(std::string_view kernel) const {
+    (void)kernel;
+    return true;
+  }
 
   // `kernels` parsed once, for repeated support questions (KernelCatalogue). InputError naming
   // a kernel that is not one of the op's. The base answers through unsupported_reason by name.
@@ -236,10 +244,19 @@ const Operation& default_operation();
 // The same, or null for a name no operation has (data stored under a foreign op's name).
 const Operation* lookup_operation(std::string_view name);
 std::vector<std::string> operation_names();
-// The operation that imported measurements are stored under: the registered op whose
-// capabilities say it learns from any op's data (Capabilities::learns_from_any_op). Imported
-// files hold kernels kselect cannot run (GPU kernels, other libraries'), so only such an op
-// learns from them.
+// The operation that learns from imported measurements: the registered op whose capabilities
+// say it learns from any op's data (Capabilities::learns_from_any_op). Imported rows are stored
+// under the op whose problems they are (conv for MIOpen's and CK's convolutions), or under this
+// op when no op has their problems; their kernels are ones kselect cannot run (GPU kernels,
+// other libraries'), which only this op models. The strict and transfer protocols evaluate it.
 const Operation& imported_data_operation();
+// The op that learns from `data_op`'s measurements of `kernels` (what `kselect train` and
+// `kselect features` fit when no --op is given): data_op itself when every kernel is its own
+// (Operation::owns_kernel), else imported_data_operation().
+const Operation& learning_operation(const Operation& data_op,
+                                    const std::vector<std::string>& kernels);
+// Whether a measurement of `kernel` stored under `op` was imported: its op is not registered or
+// does not own the kernel. The strict and transfer protocols evaluate these rows.
+bool is_imported_kernel(std::string_view op, std::string_view kernel);
 
 }  // namespace kselect

@@ -41,6 +41,18 @@ const Operation& imported_data_operation() {
   throw std::logic_error("no registered operation learns from imported data");
 }
 
+const Operation& learning_operation(const Operation& data_op,
+                                    const std::vector<std::string>& kernels) {
+  for (const std::string& kernel : kernels)
+    if (!data_op.owns_kernel(kernel)) return imported_data_operation();
+  return data_op;
+}
+
+bool is_imported_kernel(std::string_view op, std::string_view kernel) {
+  const Operation* found = lookup_operation(op);
+  return !found || !found->owns_kernel(kernel);
+}
+
 std::vector<std::string> operation_names() {
   std::vector<std::string> names;
   for (const Operation* op : operations()) names.emplace_back(op->name());

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include "../data/temp_dir.h"
@@ -70,6 +71,34 @@ std::string synthetic_find_db() {
     }
   }
   return text;
+}
+
+// A find-db's rows are conv problems whose kernels are MIOpen's solvers: train without --op
+// learns them through the generic op, and --op conv says why it cannot.
+TEST(EvalProtocolsCli, AnImportedFindDbIsConvDataTheGenericOpLearns) {
+  TempDir dir;
+  const std::string fdb = dir.file("synthetic.fdb.txt"), db = dir.file("fdb.sqlite");
+  write_bytes(fdb, synthetic_find_db());
+  ASSERT_EQ(run_cli({"import", "miopen-fdb", fdb, "--db", db, "--device", "test", "--quiet"}).code,
+            0);
+  auto info = run_cli({"db", "info", db, "--json"});
+  ASSERT_EQ(info.code, 0) << info.out;
+  EXPECT_EQ(nlohmann::json::parse(info.out)["runs"][0]["op"], "conv");
+
+  const std::string model = dir.file("model");
+  auto trained = run_cli({"train", "--db", db, "--out", model, "--trees", "5", "--folds", "2",
+                          "--target", "latency", "--json"});
+  ASSERT_EQ(trained.code, 0) << trained.out;
+  std::ifstream spec_in(model + "/feature_spec.json");
+  auto spec = nlohmann::json::parse(spec_in);
+  EXPECT_EQ(spec["op"], "generic");
+  EXPECT_EQ(spec["data_op"], "conv");
+  auto eval = run_cli({"eval", "--db", db, "--model", model, "--json"});
+  ASSERT_EQ(eval.code, 0) << eval.out;
+
+  auto own = run_cli({"train", "--db", db, "--op", "conv", "--out", dir.file("m2")});
+  EXPECT_EQ(own.code, 3);
+  EXPECT_NE(own.out.find("only --op generic learns from"), std::string::npos) << own.out;
 }
 
 TEST(EvalProtocolsCli, StrictProtocolOnAnImportedFindDb) {

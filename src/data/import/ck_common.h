@@ -39,16 +39,22 @@ nlohmann::json flat_config(const nlohmann::json& object);
 template <typename Reader>
 class ReaderImporter : public Importer {
  public:
-  ReaderImporter(std::string_view format, std::string_view description)
-      : format_(format), description_(description) {}
+  // `op`: the operation whose problems the rows are ("" for Importer's default); `revision` as
+  // Importer::revision. Every argument a string literal.
+  ReaderImporter(std::string_view format, std::string_view description, std::string_view op = "",
+                 int revision = 1)
+      : format_(format), description_(description), op_(op), revision_(revision) {}
   std::string_view format() const override { return format_; }
   std::string_view description() const override { return description_; }
+  std::string_view op() const override { return op_.empty() ? Importer::op() : op_; }
+  int revision() const override { return revision_; }
   void read(std::istream& in, const ImportOptions& options, RowSink& sink) const override {
     Reader(options, sink).read(in);
   }
 
  private:
-  std::string_view format_, description_;  // string literals
+  std::string_view format_, description_, op_;  // string literals
+  int revision_;
 };
 
 }  // namespace kselect::importers::ck

@@ -1,7 +1,9 @@
 // `ck-conv-csv`: CK's grouped-convolution benchmark CSV (reference ck-heuristics.md section 9):
 //   kernel,[problem_idx],N,C,K,G,Hi,Wi,Y,X,stride_h,stride_w,pad_h,pad_w,latency_ms,tflops,non_zero
-// Columns are found by header name (any order, case-insensitive; extra columns are ignored).
-// Direction and dtype come from the kernel name, and so do the kernel's parameters.
+// plus optional 3-D and dilation columns (Di, Z, stride_d, pad_d, dilation_d/h/w) and output
+// sizes (Do, Ho, Wo: checked against the geometry). Columns are found by header name (any
+// order, case-insensitive; other columns are ignored). Direction and dtype come from the kernel
+// name, and so do the kernel's parameters. Rows are conv problems (docs/formats/ck.md).
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -26,26 +28,42 @@ std::string trim_lower(const std::string& text) {
   return lower(trim(text));
 }
 
-// Integer columns: header name, the smallest value allowed, and where it goes.
+// Integer columns: header name, the smallest value allowed, whether the header must have it,
+// and where it goes. The 3-D and dilation columns are optional: an absent column or an empty
+// cell leaves the field's default (a 2-D problem without dilation). The output sizes are
+// optional too and checked: given, they must be what the geometry gives.
+enum class Dim { kRequired, kOptional, kOutput };
 struct DimColumn {
   const char* name;
   std::int64_t min;
+  Dim kind;
   std::int64_t& (*field)(conv::Problem&);
 };
+constexpr Dim kReq = Dim::kRequired, kOpt = Dim::kOptional, kOut = Dim::kOutput;
 // clang-format off
 constexpr DimColumn kDims[] = {
-    {"N", 1, [](conv::Problem& p) -> std::int64_t& { return p.n; }},
-    {"C", 1, [](conv::Problem& p) -> std::int64_t& { return p.c; }},
-    {"K", 1, [](conv::Problem& p) -> std::int64_t& { return p.k; }},
-    {"G", 1, [](conv::Problem& p) -> std::int64_t& { return p.g; }},
-    {"Hi", 1, [](conv::Problem& p) -> std::int64_t& { return p.hi; }},
-    {"Wi", 1, [](conv::Problem& p) -> std::int64_t& { return p.wi; }},
-    {"Y", 1, [](conv::Problem& p) -> std::int64_t& { return p.y; }},
-    {"X", 1, [](conv::Problem& p) -> std::int64_t& { return p.x; }},
-    {"stride_h", 1, [](conv::Problem& p) -> std::int64_t& { return p.stride[1]; }},
-    {"stride_w", 1, [](conv::Problem& p) -> std::int64_t& { return p.stride[2]; }},
-    {"pad_h", 0, [](conv::Problem& p) -> std::int64_t& { return p.pad[1]; }},
-    {"pad_w", 0, [](conv::Problem& p) -> std::int64_t& { return p.pad[2]; }}};
+    {"N", 1, kReq, [](conv::Problem& p) -> std::int64_t& { return p.n; }},
+    {"C", 1, kReq, [](conv::Problem& p) -> std::int64_t& { return p.c; }},
+    {"K", 1, kReq, [](conv::Problem& p) -> std::int64_t& { return p.k; }},
+    {"G", 1, kReq, [](conv::Problem& p) -> std::int64_t& { return p.g; }},
+    {"Hi", 1, kReq, [](conv::Problem& p) -> std::int64_t& { return p.hi; }},
+    {"Wi", 1, kReq, [](conv::Problem& p) -> std::int64_t& { return p.wi; }},
+    {"Y", 1, kReq, [](conv::Problem& p) -> std::int64_t& { return p.y; }},
+    {"X", 1, kReq, [](conv::Problem& p) -> std::int64_t& { return p.x; }},
+    {"stride_h", 1, kReq, [](conv::Problem& p) -> std::int64_t& { return p.stride[1]; }},
+    {"stride_w", 1, kReq, [](conv::Problem& p) -> std::int64_t& { return p.stride[2]; }},
+    {"pad_h", 0, kReq, [](conv::Problem& p) -> std::int64_t& { return p.pad[1]; }},
+    {"pad_w", 0, kReq, [](conv::Problem& p) -> std::int64_t& { return p.pad[2]; }},
+    {"Di", 1, kOpt, [](conv::Problem& p) -> std::int64_t& { return p.di; }},
+    {"Z", 1, kOpt, [](conv::Problem& p) -> std::int64_t& { return p.z; }},
+    {"stride_d", 1, kOpt, [](conv::Problem& p) -> std::int64_t& { return p.stride[0]; }},
+    {"pad_d", 0, kOpt, [](conv::Problem& p) -> std::int64_t& { return p.pad[0]; }},
+    {"dilation_d", 1, kOpt, [](conv::Problem& p) -> std::int64_t& { return p.dil[0]; }},
+    {"dilation_h", 1, kOpt, [](conv::Problem& p) -> std::int64_t& { return p.dil[1]; }},
+    {"dilation_w", 1, kOpt, [](conv::Problem& p) -> std::int64_t& { return p.dil[2]; }},
+    {"Do", 1, kOut, [](conv::Problem& p) -> std::int64_t& { return p.do_; }},
+    {"Ho", 1, kOut, [](conv::Problem& p) -> std::int64_t& { return p.ho; }},
+    {"Wo", 1, kOut, [](conv::Problem& p) -> std::int64_t& { return p.wo; }}};
 // clang-format on
 
 // Where each named column is in the file.
@@ -56,7 +74,8 @@ class Header {
     for (size_t i = 0; i < names.size(); ++i) index_.emplace(trim_lower(names[i]), i);
     size_ = names.size();
     std::vector<std::string> required = {"kernel", "latency_ms"};
-    for (const auto& dim : kDims) required.push_back(dim.name);
+    for (const auto& dim : kDims)
+      if (dim.kind == Dim::kRequired) required.push_back(dim.name);
     for (const auto& name : required)
       if (!has(name)) throw InputError(source, 1, name, missing_message(line));
   }
@@ -88,8 +107,12 @@ std::optional<bool> parse_non_zero(const std::string& text) {
 
 class CkConvCsvReader {
  public:
+  // Every imported conv problem names the device that measured it (conv::is_imported_text):
+  // --device, else "unknown" (CK's CSV does not say).
   CkConvCsvReader(const ImportOptions& options, RowSink& sink)
-      : options_(options), sink_(sink), device_(device_without_settings(options, "ck-conv-csv")) {}
+      : options_(options), sink_(sink), device_(device_without_settings(options, "ck-conv-csv")) {
+    if (device_.empty()) device_ = "unknown";
+  }
 
   void read(std::istream& in) {
     CsvReader reader(in);
@@ -122,8 +145,10 @@ class CkConvCsvReader {
  private:
   std::optional<std::string> fill_row(const Header& header, const std::vector<std::string>& fields,
                                       ImportedRow& row) const {
-    auto field = [&](const char* name) -> const std::string& { return fields[header.at(name)]; };
-    row.kernel = field("kernel");
+    auto field = [&](const char* name) -> const std::string* {
+      return header.has(name) ? &fields[header.at(name)] : nullptr;
+    };
+    row.kernel = *field("kernel");
     if (row.kernel.empty()) return field_reason("kernel", "empty");
     conv::CkKernelName name = conv::parse_ck_kernel_name(row.kernel);
     row.kernel_config = name.config;
@@ -138,22 +163,54 @@ class CkConvCsvReader {
     return std::nullopt;
   }
 
+  // The value of an integer column; nullopt with `why` set when it is not one.
+  static std::optional<std::int64_t> dim_value(const DimColumn& dim, const std::string& text,
+                                               std::string& why) {
+    auto value = ck::parse_dim(text, dim.min);
+    if (!value)
+      why = field_reason(dim.name,
+                         std::string(dim.min == 0 ? "not a non-negative" : "not a positive") +
+                             " integer: '" + text + "'");
+    return value;
+  }
+
+  // `field(name)`: the row's cell of a column, null when the header has no such column.
+  // `field(name)`: the row's cell of a column, null when the header has no such column.
   template <typename Field>
   static std::optional<std::string> read_geometry(const Field& field, conv::Problem& problem) {
-    for (const auto& dim : kDims) {
-      auto value = ck::parse_dim(field(dim.name), dim.min);
-      if (!value)
-        return field_reason(dim.name,
-                            std::string(dim.min == 0 ? "not a non-negative" : "not a positive") +
-                                " integer: '" + field(dim.name) + "'");
-      dim.field(problem) = *value;
-    }
+    std::string why;
+    // The value of a column of `kind` into its field; false (`why` set) for a bad one.
+    auto read = [&](Dim kind) {
+      for (const auto& dim : kDims) {
+        const std::string* text = dim.kind == kind ? field(dim.name) : nullptr;
+        if (!text || (kind != Dim::kRequired && trim(*text).empty())) continue;
+        auto value = ck::parse_dim(*text, dim.min);
+        if (!value) {
+          why = field_reason(dim.name,
+                             std::string(dim.min == 0 ? "not a non-negative" : "not a positive") +
+                                 " integer: '" + *text + "'");
+          return false;
+        }
+        if (kind == Dim::kOutput && *value != dim.field(problem)) {
+          why = field_reason(dim.name, "is " + std::to_string(*value) + " but the geometry gives " +
+                                           std::to_string(dim.field(problem)));
+          return false;
+        }
+        dim.field(problem) = *value;
+      }
+      return true;
+    };
+    if (!read(Dim::kRequired) || !read(Dim::kOptional)) return why;
     // C and K are the totals over all groups (the reference's features use C/G and K/G).
     if (problem.c % problem.g != 0 || problem.k % problem.g != 0)
       return field_reason("G", "C and K must be multiples of G=" + std::to_string(problem.g));
     problem.compute_output();
-    if (problem.ho <= 0 || problem.wo <= 0)
-      return field_reason("Y", "the filter is larger than the padded input");
+    if (problem.do_ <= 0 || problem.ho <= 0 || problem.wo <= 0)
+      return field_reason(problem.do_ <= 0  ? "Z"
+                          : problem.ho <= 0 ? "Y"
+                                            : "X",
+                          "the dilated filter is larger than the padded input");
+    if (!read(Dim::kOutput)) return why;
     return std::nullopt;
   }
 
@@ -192,8 +249,12 @@ class CkConvCsvReader {
 const Importer& ck_conv_csv_importer() {
   static const ck::ReaderImporter<CkConvCsvReader> importer(
       "ck-conv-csv",
-      "CK grouped-convolution benchmark CSV (kernel, [problem_idx], N, C, K, G, Hi, Wi, Y, X, "
-      "strides, pads, latency_ms, tflops, non_zero)");
+      "CK grouped-convolution benchmark CSV (kernel, [problem_idx], N, C, K, G, [Di], Hi, Wi, "
+      "[Z], Y, X, strides, pads, [dilations], [Do, Ho, Wo], latency_ms, tflops, non_zero)",
+      "conv",
+      // 2: conv problems naming their device ("unknown" without --device), 3-D and dilation
+      // columns read (a 3-D row was merged into its 2-D shape before).
+      2);
   return importer;
 }
 

@@ -44,9 +44,11 @@ bool usable_time(double ms) {
 // database (on disk beyond a small page cache), so memory stays bounded for any file size.
 class StagingSink : public RowSink {
  public:
-  StagingSink(const InputFile& file, const ImportRunOptions& options, ImportSummary& summary)
+  StagingSink(const InputFile& file, const ImportRunOptions& options, const Operation& op,
+              ImportSummary& summary)
       : file_(file),
         options_(options),
+        op_(op),
         summary_(summary),
         staging_("", false, true, 0),
         progress_("import " + std::filesystem::path(file.path()).filename().string() + " (KiB)",
@@ -71,6 +73,7 @@ class StagingSink : public RowSink {
     if (!valid_utf8(row.problem) || !valid_utf8(row.kernel))
       return skip(row.line, "problem or kernel name is not valid UTF-8");
     add_device(row.problem);
+    if (std::string why = canonicalise(row.problem); !why.empty()) return skip(row.line, why);
     // The importers should already mark unusable times; the driver enforces it for all.
     if (row.valid && !usable_time(row.time_ms)) {
       row.valid = false;
@@ -120,6 +123,23 @@ class StagingSink : public RowSink {
     problem += (problem.empty() ? "device=" : ",device=") + options_.device;
   }
 
+  // The problem as its op's codec writes it, which is what the store keeps (the importers
+  // write their op's canonical texts already; this checks it). Returns why not, "" when it is
+  // one. The rows of one record share their problem, so the last answer is reused.
+  std::string canonicalise(std::string& problem) {
+    if (problem != last_problem_) {
+      last_problem_ = problem;
+      try {
+        last_canonical_ = op_.canonical_problem(problem, "");
+        last_error_.clear();
+      } catch (const InputError& e) {
+        last_error_ = std::string("problem of op ") + std::string(op_.name()) + ": " + e.what();
+      }
+    }
+    if (last_error_.empty()) problem = last_canonical_;
+    return last_error_;
+  }
+
   // A file of another format parses as lines the importer skips, one after another: a file
   // with no record of the format, or none among its first kProbeLines records, is refused
   // (exit 3), however well every line was skipped.
@@ -147,6 +167,8 @@ class StagingSink : public RowSink {
 
   const InputFile& file_;
   const ImportRunOptions& options_;
+  const Operation& op_;
+  std::string last_problem_, last_canonical_, last_error_;
   std::string first_skip_;
   ImportSummary& summary_;
   data::Database staging_;
@@ -282,10 +304,25 @@ void write_store(data::Database& staging, const std::string& db_path, const data
 }
 
 // A store that exists is checked before the (possibly long) read, so a wrong --db fails fast.
-void check_existing_store(const std::string& db_path) {
+// A store where an older kselect imported the same file (format and file name) under another
+// op (convolutions were `generic` rows before they were `conv` ones) is refused: its rows would
+// be stored a second time under a new op, and train and eval would see each measurement twice.
+void check_existing_store(const std::string& db_path, const std::string& format,
+                          const std::string& source, std::string_view op) {
   std::error_code ec;
-  if (std::filesystem::exists(db_path, ec))
-    data::Store check(db_path, data::StoreOptions{.read_only = true});
+  if (!std::filesystem::exists(db_path, ec)) return;
+  data::Store check(db_path, data::StoreOptions{.read_only = true});
+  for (const data::RunInfo& run : check.runs()) {
+    const auto& settings = run.settings;
+    if (run.op == op || !settings.is_object() || settings.value("format", "") != format ||
+        settings.value("source", "") != source)
+      continue;
+    throw InputError(db_path, 0, "op",
+                     "run " + std::to_string(run.id) + " imported " + source + " (" + format +
+                         ") as op '" + run.op + "' with an older kselect; this one stores its " +
+                         "rows as op '" + std::string(op) +
+                         "': import into a new store (the old one still trains and evaluates)");
+  }
 }
 
 }  // namespace
@@ -358,20 +395,21 @@ ImportSummary import_file(const std::string& path, std::string_view format,
 ImportSummary import_file(const std::string& path, const Importer& importer,
                           const std::string& db_path, const ImportRunOptions& options) {
   auto start = std::chrono::steady_clock::now();
-  check_existing_store(db_path);
+  const Operation& op = find_operation(importer.op());  // InputError listing the known ops
   ImportSummary summary;
   summary.file = path;
   summary.format = std::string(importer.format());
+  const std::string base = std::filesystem::path(path).filename().string();
+  check_existing_store(db_path, summary.format, base, op.name());
   const ImportOptions import_options{options.settings, path, options.device};
   summary.device = run_device(importer, import_options);
-  const std::string base = std::filesystem::path(path).filename().string();
   const std::string revision =
       importer.revision() > 1 ? "/r" + std::to_string(importer.revision()) : "";
   summary.settings_key = "import:" + summary.format + revision + ":" + summary.device + ":" + base;
 
   InputFile file(path);
   summary.compression = std::string(file.compression());
-  StagingSink sink(file, options, summary);
+  StagingSink sink(file, options, op, summary);
   importer.read(file.stream(), import_options, sink);
   sink.finish_reading();
   summary.records = summary.rows + summary.skipped;
@@ -379,9 +417,9 @@ ImportSummary import_file(const std::string& path, const Importer& importer,
   summary.kernels = count(sink.staging(), "SELECT COUNT(DISTINCT kernel) FROM staged");
 
   data::ImportedRun run;
-  // Every imported row is stored under the op that learns from imported data: the rows are
-  // kernels kselect cannot run (GPU kernels, other libraries'), which no other op models.
-  run.op = std::string(imported_data_operation().name());
+  // The rows are the importer's op's problems; their kernels are ones kselect cannot run (GPU
+  // kernels, other libraries'), which imported_data_operation() learns from.
+  run.op = std::string(op.name());
   run.hardware = {{"device", summary.device}};
   run.settings = {{"format", summary.format},
                   {"source", base},

@@ -23,7 +23,7 @@
 namespace kselect::importers {
 
 // One measured (problem, kernel) pair read from a file. It names no operation: the driver
-// stores every imported row under imported_data_operation() (ops/operation.h).
+// stores every row of an importer under Importer::op().
 struct ImportedRow {
   std::string problem;  // canonical "key=value,..." text: field names lower-case, fixed order
   std::string kernel;   // the kernel's name as the source names it (solver, CK name, params)
@@ -71,6 +71,12 @@ class Importer {
     (void)path;
     return "";
   }
+  // The registered operation whose problems the rows are, which the driver stores them under
+  // after checking each problem with that op's codec (Operation::canonical_problem): "conv" for
+  // convolutions (conv::Problem's texts). The base: the op that learns from imported data
+  // (imported_data_operation()), whose problems are any key=value fields, for data that is no
+  // registered op's.
+  virtual std::string_view op() const;
   // Bumped when the same file starts to import as different rows (other problem texts or
   // times). It is part of the import run's settings key from 2 on, so re-importing a file into
   // a store made by an older revision stores the new rows under a new key (the newest row of a

@@ -237,6 +237,7 @@ void read_fdb_line(std::string_view text, long line, const std::string& device, 
 class MiopenFdbImporter : public Importer {
  public:
   std::string_view format() const override { return "miopen-fdb"; }
+  std::string_view op() const override { return "conv"; }
   // 2: a 3-D key with depth 1 is its own problem (before, it was merged into the 2-D key's).
   int revision() const override { return 2; }
   std::string_view description() const override {
@@ -253,6 +254,8 @@ class MiopenFdbImporter : public Importer {
   void read(std::istream& in, const ImportOptions& options, RowSink& sink) const override {
     std::string device = device_without_settings(options, format());
     if (device.empty()) device = device_from_name(options.source);
+    // Every imported conv problem names the device that measured it (conv::is_imported_text).
+    if (device.empty()) device = "unknown";
     if (!plain_name(device))
       throw InputError(options.source, 0, "device",
                        "'" + device + "' is not a plain ASCII name: give device=<name>");

@@ -2,6 +2,7 @@
 #include "core/text.h"
 #include "data/import/formats.h"
 #include "data/import/importer.h"
+#include "ops/operation.h"
 
 namespace kselect::importers {
 
@@ -19,6 +20,10 @@ const std::vector<const Importer*>& registry() {
   return all;
 }
 }  // namespace
+
+std::string_view Importer::op() const {
+  return imported_data_operation().name();
+}
 
 std::vector<const Importer*> importers() {
   return registry();

@@ -247,15 +247,24 @@ class ConvOperation : public Operation {
     return caps;
   }
 
+  // Native problems and imported ones (measured elsewhere, naming their device) alike: the
+  // op stores both, and its CPU kernels refuse what they cannot run (unsupported_reason).
   std::string canonical_problem(std::string_view text, const std::string& source) const override {
-    return native_text(parse_native_problem(text, source));
+    return canonical_text(text, source);
   }
 
   std::vector<std::string> problem_columns() const override {
-    return {"n",     "c",           "k",           "g",           "di",       "hi",    "wi",
-            "z",     "y",           "x",           "do",          "ho",       "wo",    "pad_d",
-            "pad_h", "pad_w",       "stride_d",    "stride_h",    "stride_w", "dil_d", "dil_h",
-            "dil_w", "pad_right_d", "pad_right_h", "pad_right_w", "dir",      "dtype", "layout"};
+    return {"n",           "c",     "k",     "g",      "di",          "hi",
+            "wi",          "z",     "y",     "x",      "do",          "ho",
+            "wo",          "pad_d", "pad_h", "pad_w",  "stride_d",    "stride_h",
+            "stride_w",    "dil_d", "dil_h", "dil_w",  "pad_right_d", "pad_right_h",
+            "pad_right_w", "dir",   "dtype", "layout", "bias",        "device"};
+  }
+
+  // Its kernels are the configurations of its rule sets; a MIOpen solver or a CK GPU kernel
+  // imported under conv is not one.
+  bool owns_kernel(std::string_view kernel) const override {
+    return ConvConfig::from_name(kernel).has_value();
   }
 
   std::vector<std::string> shape_families() const override { return conv::shape_families(); }
@@ -284,7 +293,8 @@ class ConvOperation : public Operation {
   // runs only where it is faster; ties keep the rule set's order.
   std::vector<std::string> heuristic_order(std::string_view problem,
                                            std::vector<std::string> kernels) const override {
-    const Problem p = parse_native_problem(problem);
+    const Problem p = parse_stored_problem(problem);
+    if (!p.dir) return kernels;  // an imported problem without a direction: no kernel runs it
     const cpu::GemmShape shape = cpu::implicit_gemm(p);
     auto traffic = [&](const std::string& name) {
       auto c = ConvConfig::from_name(name);
@@ -298,7 +308,7 @@ class ConvOperation : public Operation {
   }
 
   std::string unsupported_reason(std::string_view kernel, std::string_view problem) const override {
-    return conv::unsupported_reason(kernels_.get(kernel), parse_native_problem(problem));
+    return conv::unsupported_reason(kernels_.get(kernel), parse_stored_problem(problem));
   }
 
   std::unique_ptr<KernelCatalogue> catalogue(std::vector<std::string> kernels) const override {
@@ -308,7 +318,7 @@ class ConvOperation : public Operation {
     using Catalogue = BuiltKernelCatalogue<ConvKernel, Problem>;
     return std::make_unique<Catalogue>(
         std::move(kernels), std::move(built),
-        Catalogue::Answers{[](std::string_view text) { return parse_native_problem(text); },
+        Catalogue::Answers{[](std::string_view text) { return parse_stored_problem(text); },
                            &conv::unsupported_reason, &conv::workspace_bytes});
   }
 

@@ -305,4 +305,20 @@ std::string native_text(const Problem& p) {
   return kv.to_string();
 }
 
+bool is_imported_text(const KeyValues& kv) {
+  return kv.has("device");
+}
+
+Problem parse_stored_problem(std::string_view text, const std::string& source) {
+  KeyValues kv = KeyValues::parse(text, source);
+  return is_imported_text(kv) ? parse_problem(text, source) : parse_native_problem(text, source);
+}
+
+std::string canonical_text(std::string_view text, const std::string& source) {
+  KeyValues kv = KeyValues::parse(text, source);
+  if (!is_imported_text(kv)) return native_text(parse_native_problem(text, source));
+  const Problem p = parse_problem(text, source);
+  return to_text(p, p.bias ? TextOrder::kWordsFirst : TextOrder::kWordsLast);
+}
+
 }  // namespace kselect::conv

@@ -88,4 +88,18 @@ Problem parse_native_problem(std::string_view text, const std::string& source = 
 // direction spelt fwd, bwd_data or bwd_weight.
 std::string native_text(const Problem& p);
 
+// The problems the conv op stores are native ones and imported ones (MIOpen's find-db, CK's
+// benchmark CSV): convolutions measured elsewhere, whose texts name the device that measured
+// them (the importers always write one, "unknown" when the source does not say). The device is
+// what tells them apart: a native problem runs on this machine and names none.
+bool is_imported_text(const KeyValues& kv);
+// Parses either kind: an imported text with parse_problem (every field as the source gave it:
+// any dtype and layout, bias), a native one with parse_native_problem.
+Problem parse_stored_problem(std::string_view text, const std::string& source = "");
+// The canonical text of either kind: native_text for a native problem; for an imported one
+// to_text in its source's order, told by its fields whatever order the text gives them in:
+// words first with a bias (MIOpen's keys give one), else words last (CK's), so the importers'
+// texts are their own canonical forms.
+std::string canonical_text(std::string_view text, const std::string& source = "");
+
 }  // namespace kselect::conv

@@ -289,6 +289,11 @@ class GemmOperation : public Operation {
         set, [&](std::string_view one) { return matching_names(rule_set(one), filter, "GEMM"); });
   }
 
+  // Its kernels are the configurations of its rule sets, named by GemmConfig.
+  bool owns_kernel(std::string_view kernel) const override {
+    return GemmConfig::from_name(kernel).has_value();
+  }
+
   nlohmann::json kernel_fields(std::string_view kernel) const override {
     return GemmConfig::parse_name(kernel);
   }

@@ -87,6 +87,8 @@ class GenericOperation : public Operation {
   }
 
   std::string unsupported_reason(std::string_view, std::string_view) const override { return ""; }
+  // Its kernels are all measured elsewhere: it runs none and learns from them as imported data.
+  bool owns_kernel(std::string_view) const override { return false; }
 
   std::unique_ptr<Workload> make_workload(std::string_view, unsigned) const override {
     throw_cannot_run();

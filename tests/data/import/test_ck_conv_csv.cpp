@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "import_collector.h"
+#include "ops/operation.h"
 
 namespace kselect::testing {
 namespace {
@@ -10,7 +11,7 @@ using nlohmann::json;
 
 const char* kFwdProblem =
     "n=32,c=256,k=256,g=1,di=1,hi=56,wi=56,z=1,y=3,x=3,do=1,ho=56,wo=56,pad_d=0,pad_h=1,pad_w=1,"
-    "stride_d=1,stride_h=1,stride_w=1,dil_d=1,dil_h=1,dil_w=1,dir=F,dtype=bf16";
+    "stride_d=1,stride_h=1,stride_w=1,dil_d=1,dil_h=1,dil_w=1,dir=F,dtype=bf16,device=unknown";
 const char* kStridedGeometry =
     "n=16,c=64,k=128,g=2,di=1,hi=28,wi=28,z=1,y=1,x=1,do=1,ho=14,wo=14,pad_d=0,pad_h=0,pad_w=0,"
     "stride_d=1,stride_h=2,stride_w=2,dil_d=1,dil_h=1,dil_w=1";
@@ -34,16 +35,18 @@ TEST(CkConvCsv, FixtureRowsExactly) {
   double flops = 2.0 * 32 * 256 * 256 * 56 * 56 * 3 * 3;
   EXPECT_NEAR(short_form.tflops, flops / 0.9e-3 / 1e12, 1e-9);  // empty tflops: computed
 
-  EXPECT_EQ(sink.rows[2].problem, std::string(kStridedGeometry) + ",dir=B,dtype=fp16");
+  EXPECT_EQ(sink.rows[2].problem,
+            std::string(kStridedGeometry) + ",dir=B,dtype=fp16,device=unknown");
   EXPECT_TRUE(sink.rows[2].valid);
-  EXPECT_EQ(sink.rows[3].problem, std::string(kStridedGeometry) + ",dir=W,dtype=fp32");
+  EXPECT_EQ(sink.rows[3].problem,
+            std::string(kStridedGeometry) + ",dir=W,dtype=fp32,device=unknown");
   EXPECT_FALSE(sink.rows[3].valid);  // non_zero 0
   EXPECT_NE(sink.rows[3].reason.find("non_zero"), std::string::npos);
 
   const auto& unknown = sink.rows[4];  // a name that is not CK's: an id, no dir or dtype
   EXPECT_EQ(unknown.kernel, "my_custom_conv_kernel_v2");
   EXPECT_EQ(unknown.kernel_config, json::object());
-  EXPECT_EQ(unknown.problem, kStridedGeometry);
+  EXPECT_EQ(unknown.problem, std::string(kStridedGeometry) + ",device=unknown");
   EXPECT_FALSE(unknown.valid);
   EXPECT_EQ(unknown.reason, "time 0 ms");
 }
@@ -63,7 +66,8 @@ TEST(CkConvCsv, WithoutProblemIdx) {
   EXPECT_TRUE(sink.skips.empty());
   const char* depthwise =
       "n=8,c=128,k=128,g=128,di=1,hi=14,wi=14,z=1,y=3,x=3,do=1,ho=7,wo=7,pad_d=0,pad_h=1,"
-      "pad_w=1,stride_d=1,stride_h=2,stride_w=2,dil_d=1,dil_h=1,dil_w=1,dir=F,dtype=bf16";
+      "pad_w=1,stride_d=1,stride_h=2,stride_w=2,dil_d=1,dil_h=1,dil_w=1,dir=F,dtype=bf16,"
+      "device=unknown";
   EXPECT_EQ(sink.rows[0].problem, depthwise);
   EXPECT_FALSE(sink.rows[0].valid);
   EXPECT_EQ(sink.rows[0].reason, "tflops -3");
@@ -72,6 +76,50 @@ TEST(CkConvCsv, WithoutProblemIdx) {
   EXPECT_EQ(sink.rows[1].reason, "time -0.5 ms");
   // Both short forms differ only in the scheduler: their parameters must differ too.
   EXPECT_NE(sink.rows[0].kernel_config, sink.rows[1].kernel_config);
+}
+
+// The rows are conv problems: the conv op's codec gives each text back unchanged.
+TEST(CkConvCsv, RowsAreConvProblems) {
+  EXPECT_EQ(importers::find_importer("ck-conv-csv").op(), "conv");
+  const Operation& conv = find_operation("conv");
+  auto sink = collect_text("ck-conv-csv", fixture_text("ck/conv_bench.csv"), "", "", "gfx942");
+  ASSERT_FALSE(sink.rows.empty());
+  for (const auto& row : sink.rows) {
+    EXPECT_NE(row.problem.find(",device=gfx942"), std::string::npos) << row.problem;
+    EXPECT_EQ(conv.canonical_problem(row.problem, "test"), row.problem);
+  }
+}
+
+// Di, Z, stride_d, pad_d and the dilations are read, so a 3-D row is its own problem; given
+// output sizes are checked against the geometry.
+TEST(CkConvCsv, DepthAndDilationColumns) {
+  const std::string header =
+      "kernel,N,C,K,G,Di,Hi,Wi,Z,Y,X,stride_d,stride_h,stride_w,pad_d,pad_h,pad_w,dilation_d,"
+      "dilation_h,dilation_w,Do,Ho,Wo,latency_ms\n";
+  auto sink = collect_text(
+      "ck-conv-csv", header +
+                         "grouped_conv_fwd_bf16_ndhwgc_3d_compv3_cshuffle_intrawave_128x128x32_"
+                         "2x2x1_32x32x16,2,8,16,1,9,10,10,3,3,3,2,1,1,1,1,1,1,2,2,5,8,8,0.5\n"
+                         "k,2,8,16,1,1,10,10,1,3,3,1,1,1,0,1,1,1,1,1,1,10,10,0.5\n"
+                         "k,2,8,16,1,,10,10,,3,3,,1,1,,1,1,,,,,10,10,0.5\n"
+                         "k,2,8,16,1,1,10,10,1,3,3,1,1,1,0,1,1,1,1,1,1,9,10,0.5\n"
+                         "k,2,8,16,1,1,10,10,1,3,3,1,1,1,0,1,1,1,0,1,1,10,10,0.5\n"
+                         "k,2,8,16,1,3,10,10,5,3,3,1,1,1,0,1,1,1,1,1,1,10,10,0.5\n");
+  ASSERT_EQ(sink.rows.size(), 3u);
+  EXPECT_EQ(sink.rows[0].problem,
+            "n=2,c=8,k=16,g=1,di=9,hi=10,wi=10,z=3,y=3,x=3,do=5,ho=8,wo=8,pad_d=1,pad_h=1,"
+            "pad_w=1,stride_d=2,stride_h=1,stride_w=1,dil_d=1,dil_h=2,dil_w=2,dir=F,dtype=bf16,"
+            "device=unknown");
+  EXPECT_NEAR(sink.rows[0].tflops, 2.0 * 2 * 16 * 8 * 5 * 8 * 8 * 27 / 0.5e-3 / 1e12, 1e-12);
+  const std::string flat =
+      "n=2,c=8,k=16,g=1,di=1,hi=10,wi=10,z=1,y=3,x=3,do=1,ho=10,wo=10,pad_d=0,pad_h=1,pad_w=1,"
+      "stride_d=1,stride_h=1,stride_w=1,dil_d=1,dil_h=1,dil_w=1,device=unknown";
+  EXPECT_EQ(sink.rows[1].problem, flat);
+  EXPECT_EQ(sink.rows[2].problem, flat);  // empty optional cells: the 2-D defaults
+  EXPECT_NE(sink.rows[0].problem, flat);  // the 3-D row is not merged into a 2-D shape
+  expect_skips(sink, {{5, "field 'Ho': is 9 but the geometry gives 10"},
+                      {6, "field 'dilation_h': not a positive integer: '0'"},
+                      {7, "field 'Z': the dilated filter is larger than the padded input"}});
 }
 
 TEST(CkConvCsv, HeaderProblemsAreInputErrors) {
@@ -121,7 +169,7 @@ TEST(CkConvCsv, RowProblems) {
   std::vector<std::pair<long, std::string>> expected = {
       {3, "expected 15 fields, found 14"},
       {4, "field 'G'"},
-      {5, "field 'Y': the filter is larger"},
+      {5, "field 'Y': the dilated filter is larger"},
       {6, "field 'stride_h'"},
       {7, "field 'pad_h': not a non-negative integer"},
       {8, "field 'N'"},

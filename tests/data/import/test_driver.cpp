@@ -13,6 +13,7 @@
 #include "core/key_values.h"
 #include "data/import/importer.h"
 #include "data/store.h"
+#include "ops/operation.h"
 
 namespace kselect::importers {
 namespace {
@@ -53,6 +54,16 @@ class LinesImporter : public Importer {
   }
 };
 const LinesImporter kLines;
+
+// The same lines as the problems of another op.
+class OpLinesImporter : public LinesImporter {
+ public:
+  explicit OpLinesImporter(std::string_view op) : op_(op) {}
+  std::string_view op() const override { return op_; }
+
+ private:
+  std::string_view op_;
+};
 
 ImportRunOptions quiet() {
   ImportRunOptions options;
@@ -239,7 +250,7 @@ TEST_F(ImportDriver, RunRecordsDeviceFormatSourceAndSettingsKey) {
   auto info = store.info();
   ASSERT_EQ(info.runs.size(), 1u);
   const auto& run = info.runs[0];
-  EXPECT_EQ(run.op, "generic");  // imported_data_operation()
+  EXPECT_EQ(run.op, "generic");  // Importer::op()'s default: imported_data_operation()
   EXPECT_EQ(run.hardware["device"], "MI210");
   EXPECT_EQ(run.settings["format"], "test-lines");
   EXPECT_EQ(run.settings["source"], "conv_mi210.txt");
@@ -251,6 +262,93 @@ TEST_F(ImportDriver, RunRecordsDeviceFormatSourceAndSettingsKey) {
 
   std::string unnamed = write("plain.txt", "m=1|k1|1\n");
   EXPECT_EQ(import_file(unnamed, kLines, db_, quiet()).device, "unknown");
+}
+
+// MIOpen's convolutions are conv problems: stored under op conv, with conv's problem texts.
+TEST_F(ImportDriver, ConvolutionsAreStoredAsConvProblems) {
+  const std::string key = "64-56-56-3x3-128-28-28-32-1x1-2x2-1x1-0-NCHW-FP32-F";
+  std::string file =
+      write("gfx90a68.HIP.fdb.txt", key + "=GemmFwdRest:1,0,miopenConvolutionFwdAlgoGEMM\n");
+  import_file(file, "miopen-fdb", db_, quiet());
+  data::Store store(db_);
+  EXPECT_EQ(store.ops(), std::vector<std::string>{"conv"});
+  EXPECT_EQ(store.runs().at(0).op, "conv");
+  auto rows = store.read_measurements();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].op, "conv");
+  EXPECT_EQ(rows[0].problem,
+            "device=gfx90a68,dir=F,dtype=fp32,layout=NCHW,n=32,c=64,k=128,g=1,di=1,hi=56,wi=56,"
+            "z=1,y=3,x=3,do=1,ho=28,wo=28,pad_d=0,pad_h=1,pad_w=1,stride_d=1,stride_h=2,"
+            "stride_w=2,dil_d=1,dil_h=1,dil_w=1,bias=0");
+  EXPECT_EQ(find_operation("conv").canonical_problem(rows[0].problem, "test"), rows[0].problem);
+  EXPECT_TRUE(is_imported_kernel("conv", "GemmFwdRest"));
+  EXPECT_EQ(store.kernel_configs("conv").at("GemmFwdRest")["algorithm"], "GEMM");
+}
+
+// Each problem passes its op's codec: one it refuses is a skipped line naming the field.
+TEST_F(ImportDriver, ProblemsTheOpRefusesAreSkippedNamingTheField) {
+  const OpLinesImporter conv_lines("conv");
+  std::string file = write("a.txt",
+                           "n=1,c=4,k=4,hi=8,wi=8,y=3,x=3,dir=fwd,dtype=fp32|k1|1\n"
+                           "n=1,c=4,k=4,hi=8,wi=8,y=3,x=3,dir=fwd,dtype=fp32,color=red|k1|1\n"
+                           "n=1,c=4,k=4,hi=2,wi=8,y=3,x=3,dir=fwd,dtype=fp32|k1|1\n");
+  ImportSummary s = import_file(file, conv_lines, db_, quiet());
+  EXPECT_EQ(s.rows, 1);
+  ASSERT_EQ(s.first_skipped.size(), 2u);
+  EXPECT_EQ(s.first_skipped[0].line, 2);
+  EXPECT_THAT(s.first_skipped[0].to_string(),
+              ::testing::HasSubstr("a.txt:2: problem of op conv: field 'color'"));
+  EXPECT_EQ(s.first_skipped[1].line, 3);
+  EXPECT_THAT(s.first_skipped[1].reason, ::testing::HasSubstr("field 'ho'"));
+  // The native text is stored as conv's codec writes it (a layout, its output sizes).
+  auto rows = data::Store(db_).read_measurements();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_THAT(rows[0].problem, ::testing::HasSubstr("dir=fwd,dtype=fp32,layout=nhwgc"));
+
+  const OpLinesImporter nowhere("no_such_op");
+  try {
+    import_file(file, nowhere, dir_.file("other.sqlite"), quiet());
+    ADD_FAILURE() << "an importer of an unknown op imported";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("unknown operation 'no_such_op'"));
+  }
+}
+
+// A store where an older kselect imported the same file as generic rows: importing it again as
+// conv rows would store every measurement twice, so the import is refused and the store kept.
+TEST_F(ImportDriver, AFileImportedUnderAnotherOpIsRefused) {
+  std::string file = write("gfx90a68.HIP.fdb.txt",
+                           "64-56-56-3x3-128-28-28-32-1x1-2x2-1x1-0-NCHW-FP32-F="
+                           "GemmFwdRest:1,0,miopenConvolutionFwdAlgoGEMM\n");
+  {
+    data::Store old(db_);
+    data::ImportedRun run{"generic",
+                          {{"device", "gfx90a68"}},
+                          {{"format", "miopen-fdb"}, {"source", "gfx90a68.HIP.fdb.txt"}},
+                          "import:miopen-fdb/r2:gfx90a68:gfx90a68.HIP.fdb.txt"};
+    bool given = false;
+    old.write_imported_run(run, [&](data::Measurement& m, nlohmann::json& config) {
+      if (given) return false;
+      given = true;
+      m.op = "generic", m.problem = "device=gfx90a68,dir=F,n=32", m.kernel = "GemmFwdRest";
+      m.valid = true, m.median_ms = 1, m.repeats_ms = {1};
+      config = nlohmann::json::object();
+      return true;
+    });
+  }
+  try {
+    import_file(file, "miopen-fdb", db_, quiet());
+    ADD_FAILURE() << "imported the same file a second time under another op";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("as op 'generic' with an older kselect"));
+  }
+  EXPECT_EQ(data::Store(db_).ops(), std::vector<std::string>{"generic"});
+  // Another file, or a new store, imports as usual.
+  std::string other = write("gfx906_60.HIP.fdb.txt",
+                            "64-56-56-3x3-128-28-28-32-1x1-2x2-1x1-0-NCHW-FP32-F="
+                            "GemmFwdRest:1,0,miopenConvolutionFwdAlgoGEMM\n");
+  EXPECT_EQ(import_file(other, "miopen-fdb", db_, quiet()).added, 1);
+  EXPECT_EQ(import_file(file, "miopen-fdb", dir_.file("new.sqlite"), quiet()).added, 1);
 }
 
 TEST_F(ImportDriver, AnExplicitDeviceJoinsProblemsThatDoNotNameOne) {

@@ -4,14 +4,17 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "core/error.h"
 #include "import_collector.h"
+#include "ops/operation.h"
 
 namespace kselect::importers {
 namespace {
@@ -246,6 +249,23 @@ TEST(MiopenFdb, HugeNumbers) {
   EXPECT_THAT(too_big.skips[0].reason, HasSubstr("field 'time'"));
 }
 
+// The rows are conv problems: the conv op's codec gives every text back unchanged, 3-D keys,
+// groups, three layouts and backward directions included.
+TEST(MiopenFdb, RowsAreConvProblems) {
+  EXPECT_EQ(find_importer("miopen-fdb").op(), "conv");
+  const Operation& conv = find_operation("conv");
+  for (const char* name : {"groups.txt", "new_3d.txt", "new_2d_fp16.txt", "old_format_bf16.txt",
+                           "int8.txt", "three_layouts.txt"}) {
+    std::ifstream in(std::string(KSELECT_SOURCE_DIR) + "/fuzz/corpus/miopen-fdb/" + name);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto sink = import_fdb(text.str());
+    EXPECT_FALSE(sink.rows.empty()) << name;
+    for (const auto& row : sink.rows)
+      EXPECT_EQ(conv.canonical_problem(row.problem, name), row.problem) << name;
+  }
+}
+
 TEST(MiopenFdb, DeviceFromFileNameOrOption) {
   const Importer& importer = find_importer("miopen-fdb");
   EXPECT_EQ(importer.device_from_name("/x/gfx90a68.HIP.fdb.txt.bz2"), "gfx90a68");
@@ -255,7 +275,8 @@ TEST(MiopenFdb, DeviceFromFileNameOrOption) {
   ASSERT_EQ(sink.rows.size(), 1u);
   EXPECT_EQ(sink.rows[0].problem.substr(0, 19), "device=MI210,dir=F,");
   auto unnamed = kselect::testing::collect_text("miopen-fdb", kForwardKey + "=A:1,0,X\n", "a.txt");
-  EXPECT_EQ(unnamed.rows[0].problem.substr(0, 6), "dir=F,");
+  // An imported conv problem always names its device (conv::is_imported_text).
+  EXPECT_EQ(unnamed.rows[0].problem.substr(0, 21), "device=unknown,dir=F,");
   EXPECT_THROW(import_fdb("", "devcie=x"), InputError);
   EXPECT_THROW(import_fdb("", "", "a b"), InputError);
   EXPECT_THROW(import_fdb("", "device=MI210"), InputError);  // --device, not a setting

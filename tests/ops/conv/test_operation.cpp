@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -41,6 +43,67 @@ TEST(ConvOperation, ProblemsThroughAShapeCsv) {
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("ho"), std::string::npos) << e.what();
+  }
+}
+
+// Imported convolutions (MIOpen's, CK's GPU benchmarks) are conv problems too: their texts are
+// their own canonical forms, and the CPU kernels refuse what they cannot run, saying why.
+TEST(ConvOperation, ImportedProblemsAreDataItsKernelsRefuse) {
+  const std::string miopen =
+      "device=gfx90a68,dir=F,dtype=fp16,layout=NCHW,n=32,c=64,k=128,g=1,di=1,hi=56,wi=56,z=1,"
+      "y=3,x=3,do=1,ho=28,wo=28,pad_d=0,pad_h=1,pad_w=1,stride_d=1,stride_h=2,stride_w=2,"
+      "dil_d=1,dil_h=1,dil_w=1,bias=0";
+  const std::string ck =
+      "n=2,c=8,k=16,g=1,di=9,hi=10,wi=10,z=3,y=3,x=3,do=5,ho=8,wo=8,pad_d=1,pad_h=1,pad_w=1,"
+      "stride_d=2,stride_h=1,stride_w=1,dil_d=1,dil_h=2,dil_w=2,dir=F,dtype=fp32,device=unknown";
+  EXPECT_EQ(op().canonical_problem(miopen, "test"), miopen);
+  EXPECT_EQ(op().canonical_problem(ck, "test"), ck);
+  // Spelt otherwise, the same problem: the source's order, MIOpen's direction letter.
+  std::string reordered = miopen;
+  reordered.replace(reordered.find("dir=F"), 5, "dir=fwd");
+  EXPECT_EQ(op().canonical_problem(reordered, "test"), miopen);
+  // Through a shape CSV (its columns in problem_columns order) and back: the same texts.
+  EXPECT_EQ(parse_shape_csv(op(), format_shape_csv(op(), {miopen, ck}), "imported.csv"),
+            (std::vector<std::string>{miopen, ck}));
+  // A native problem names no device and keeps its native form.
+  const std::string native =
+      op().canonical_problem("n=1,c=4,k=4,hi=8,wi=8,y=3,x=3,dir=F,dtype=fp32", "test");
+  EXPECT_NE(native.find("dir=fwd,dtype=fp32,layout=nhwgc"), std::string::npos) << native;
+  EXPECT_EQ(native.find("device"), std::string::npos);
+
+  const std::string fp32_kernel =
+      op().kernel_names("tiny", KeyValues::parse("dtype=fp32,dir=fwd")).front();
+  const std::string fp32_nchw =
+      "device=gfx90a68,dir=F,dtype=fp32,layout=NCHW,n=32,c=64,k=128,g=1,di=1,hi=56,wi=56,z=1,"
+      "y=3,x=3,do=1,ho=28,wo=28,pad_d=0,pad_h=1,pad_w=1,stride_d=1,stride_h=2,stride_w=2,"
+      "dil_d=1,dil_h=1,dil_w=1,bias=0";
+  EXPECT_EQ(op().unsupported_reason(fp32_kernel, miopen),
+            "dtype mismatch: kernel fp32, problem fp16");
+  const std::string layout = op().unsupported_reason(fp32_kernel, fp32_nchw);
+  EXPECT_EQ(layout.rfind("layout mismatch: kernel ", 0), 0u) << layout;
+  EXPECT_NE(layout.find(", problem NCHW"), std::string::npos) << layout;
+  auto catalogue = op().catalogue({fp32_kernel});
+  EXPECT_TRUE(catalogue->supported(miopen).empty());
+  EXPECT_EQ(catalogue->workspace_bytes(0, miopen), 0);
+  EXPECT_EQ(op().heuristic_order(miopen, {fp32_kernel}), std::vector<std::string>{fp32_kernel});
+  EXPECT_THROW(op().make_workload(miopen, 1), InputError);  // it cannot run it
+
+  // Its own kernels are its rule sets'; a MIOpen solver stored under conv is imported.
+  EXPECT_TRUE(op().owns_kernel(fp32_kernel));
+  EXPECT_FALSE(op().owns_kernel("ConvBinWinograd3x3U"));
+  EXPECT_EQ(&learning_operation(op(), {fp32_kernel}), &op());
+  EXPECT_EQ(&learning_operation(op(), {fp32_kernel, "ConvBinWinograd3x3U"}),
+            &imported_data_operation());
+
+  // The shape CSV and the store have columns for what imported problems add.
+  auto columns = op().problem_columns();
+  EXPECT_NE(std::find(columns.begin(), columns.end(), "device"), columns.end());
+  EXPECT_NE(std::find(columns.begin(), columns.end(), "bias"), columns.end());
+  try {
+    op().canonical_problem("device=x,dir=F,dtype=fp16,n=1,c=4,k=4,hi=8,wi=8,y=3,x=3", "s.csv");
+    FAIL();
+  } catch (const InputError& e) {  // an imported problem gives every field
+    EXPECT_NE(std::string(e.what()).find("s.csv: field 'ho'"), std::string::npos) << e.what();
   }
 }
 
