@@ -30,10 +30,12 @@ SpeedsByProblem speeds_by_problem(const std::vector<data::Measurement>& rows);
 
 struct TuningTarget {
   std::string problem;
-  Domain domain;              // the configurations measured for the problem
-  std::vector<double> speed;  // per configuration: 1 / time (ms), 0 when it failed
-  double optimum = 0;         // the largest speed
-  std::size_t configurations() const { return speed.size(); }
+  Domain domain;  // the configurations measured for the problem
+  // Per configuration: 1 / time (ms), 0 when it failed; empty for a target measured live
+  // (search/live.h), whose speeds nobody knows beforehand.
+  std::vector<double> speed;
+  double optimum = 0;  // the largest speed
+  std::size_t configurations() const { return domain.size(); }
   // Configurations whose speed is at least `fraction` of the optimum.
   std::size_t within(double fraction) const;
 };

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <limits>
+#include <numbers>
 #include <numeric>
 #include <set>
 
@@ -65,17 +66,31 @@ model::BoostingParams ensemble_params(const TuneOptions& o, int member) {
   return p;
 }
 
+// Expected improvement of a normal guess (mean, spread) over 0, the best log speed so far.
+double expected_improvement(double mean, double spread) {
+  if (spread <= 0) return std::max(mean, 0.0);
+  const double z = mean / spread;
+  const double density = std::exp(-0.5 * z * z) / std::sqrt(2 * std::numbers::pi);
+  const double below = 0.5 * std::erfc(-z / std::sqrt(2.0));
+  return mean * below + spread * density;
+}
+
+struct Proposal {
+  std::vector<std::size_t> configs;  // the next ones to measure, best acquisition first
+  double expected_gain = 0;  // the largest expected improvement of an unmeasured one (fraction)
+};
+
 // The next `count` configurations to measure: the highest mean + kappa x spread of a
-// bootstrap ensemble fitted to the measurements so far (log speed; a failure counts as
-// kFailedRelativeSpeed of the best measured speed).
-std::vector<std::size_t> propose(const TuningTarget& target, const std::vector<float>& x,
-                                 std::size_t cols, const std::vector<std::size_t>& measured,
-                                 const std::vector<bool>& is_measured, std::size_t count,
-                                 const TuneOptions& o, Random& random) {
+// bootstrap ensemble fitted to the measurements so far (log speed relative to the best
+// measured one; a failure counts as kFailedRelativeSpeed of it).
+Proposal propose(const std::vector<float>& x, std::size_t cols,
+                 const std::vector<std::size_t>& measured, const std::vector<double>& speed,
+                 const std::vector<bool>& is_measured, std::size_t count, const TuneOptions& o,
+                 Random& random) {
   double best = 0;
-  for (std::size_t c : measured) best = std::max(best, target.speed[c]);
+  for (double v : speed) best = std::max(best, v);
   std::vector<std::size_t> open;
-  for (std::size_t c = 0; c < target.configurations(); ++c)
+  for (std::size_t c = 0; c < is_measured.size(); ++c)
     if (!is_measured[c]) open.push_back(c);
   std::vector<float> open_x;
   open_x.reserve(open.size() * cols);
@@ -84,9 +99,10 @@ std::vector<std::size_t> propose(const TuningTarget& target, const std::vector<f
   for (std::size_t e = 0; e < o.ensemble; ++e) {
     model::LabelledRows rows;
     for (std::size_t i = 0; i < measured.size(); ++i) {
-      const std::size_t c = measured[random.index(measured.size())];
+      const std::size_t pick = random.index(measured.size());
+      const std::size_t c = measured[pick];
       rows.x.insert(rows.x.end(), &x[c * cols], &x[(c + 1) * cols]);
-      rows.labels.push_back(float(best > 0 ? log_relative(target.speed[c], best) : 0));
+      rows.labels.push_back(float(best > 0 ? log_relative(speed[pick], best) : 0));
     }
     const auto booster =
         model::fit_booster(rows, cols, ensemble_params(o, int(e)), model::Loss::kSquaredError);
@@ -98,11 +114,14 @@ std::vector<std::size_t> propose(const TuningTarget& target, const std::vector<f
   }
   const double n = double(o.ensemble);
   std::vector<double> acquisition(open.size());
+  Proposal out;
   for (std::size_t i = 0; i < open.size(); ++i) {
     const double mean = sum[i] / n;
     const double spread = std::sqrt(std::max(0.0, sum_sq[i] / n - mean * mean));
     acquisition[i] = mean + o.kappa * spread;
+    out.expected_gain = std::max(out.expected_gain, expected_improvement(mean, spread));
   }
+  out.expected_gain = std::expm1(out.expected_gain);  // log speed -> fraction
   std::vector<std::size_t> order(open.size());
   std::iota(order.begin(), order.end(), 0);
   count = std::min(count, order.size());
@@ -110,8 +129,7 @@ std::vector<std::size_t> propose(const TuningTarget& target, const std::vector<f
       order.begin(), order.begin() + long(count), order.end(), [&](std::size_t a, std::size_t b) {
         return acquisition[a] > acquisition[b] || (acquisition[a] == acquisition[b] && a < b);
       });
-  std::vector<std::size_t> out;
-  for (std::size_t i = 0; i < count; ++i) out.push_back(open[order[i]]);
+  for (std::size_t i = 0; i < count; ++i) out.configs.push_back(open[order[i]]);
   return out;
 }
 
@@ -160,33 +178,48 @@ std::vector<std::size_t> initial_configs(const TuningTarget& target, const Prior
   return out;
 }
 
-std::vector<std::size_t> model_guided(const TuningTarget& target, const Prior* prior,
-                                      const TuneOptions& o, std::uint64_t seed) {
+// Measures `configs` into the run.
+void measure_into(TuningRun& run, std::vector<bool>& is_measured, MeasurementSource& source,
+                  const std::vector<std::size_t>& configs) {
+  const std::vector<double> speeds = source.measure(configs);
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    run.measured.push_back(configs[i]);
+    run.speed.push_back(speeds[i]);
+    is_measured[configs[i]] = true;
+  }
+}
+
+TuningRun model_guided(const TuningTarget& target, const Prior* prior, const TuneOptions& o,
+                       std::uint64_t seed, MeasurementSource& source) {
   Random random(seed);
   const std::size_t budget = std::min(o.budget, target.configurations());
   std::size_t cols = 0;
   const std::vector<float> x = feature_rows(target, prior, cols);
-  std::vector<std::size_t> measured =
-      initial_configs(target, prior, std::min(o.initial, budget), random);
+  TuningRun run;
   std::vector<bool> is_measured(target.configurations(), false);
-  for (std::size_t c : measured) is_measured[c] = true;
-  while (measured.size() < budget) {
-    const std::size_t count = std::min(o.batch, budget - measured.size());
-    for (std::size_t c : propose(target, x, cols, measured, is_measured, count, o, random)) {
-      measured.push_back(c);
-      is_measured[c] = true;
+  measure_into(run, is_measured, source,
+               initial_configs(target, prior, std::min(o.initial, budget), random));
+  while (run.measured.size() < budget) {
+    const std::size_t count = std::min(o.batch, budget - run.measured.size());
+    Proposal next = propose(x, cols, run.measured, run.speed, is_measured, count, o, random);
+    run.expected_gain = next.expected_gain;
+    // The first refit sees the initial draws alone; from the second on the ensemble has seen
+    // its own proposals measured, and its expected gain says what the rest may still give.
+    if (o.min_gain > 0 && run.measured.size() >= o.initial + o.batch &&
+        next.expected_gain < o.min_gain) {
+      run.stopped = true;
+      break;
     }
+    measure_into(run, is_measured, source, next.configs);
   }
-  return measured;
+  return run;
 }
 
 // Best speed found after each number of measurements, as a fraction of the optimum.
-std::vector<double> best_fractions(const TuningTarget& target,
-                                   const std::vector<std::size_t>& order) {
+std::vector<double> best_fractions(const TuningTarget& target, const TuningRun& run) {
   std::vector<double> out;
   double best = 0;
-  for (std::size_t c : order)
-    out.push_back((best = std::max(best, target.speed[c])) / target.optimum);
+  for (double speed : run.speed) out.push_back((best = std::max(best, speed)) / target.optimum);
   return out;
 }
 
@@ -202,8 +235,11 @@ StrategyOutcome study_strategy(const TuningTarget& target, const std::string& st
   out.strategy = strategy;
   std::vector<double> to_target;
   for (std::size_t s = 0; s < o.seeds; ++s) {
-    const auto fractions =
-        best_fractions(target, tuning_run(target, strategy, prior, o, o.first_seed + s));
+    RecordedSource source(target);
+    const TuningRun run = tuning_run(target, strategy, prior, o, o.first_seed + s, source);
+    const auto fractions = best_fractions(target, run);
+    out.mean_measurements += double(run.measured.size()) / double(o.seeds);
+    out.fraction_stopped += run.stopped ? 1.0 / double(o.seeds) : 0.0;
     for (std::size_t n : o.checkpoints) {
       if (n > o.budget) continue;
       out.mean_fraction[n] += fraction_after(fractions, n) / double(o.seeds);
@@ -273,25 +309,40 @@ std::vector<std::string> tune_strategy_names() {
   return out;
 }
 
-std::vector<std::size_t> tuning_run(const TuningTarget& target, const std::string& strategy,
-                                    const Prior* prior, const TuneOptions& o, std::uint64_t seed) {
-  if (strategy == "model") return model_guided(target, nullptr, o, seed);
+std::vector<double> RecordedSource::measure(std::span<const std::size_t> configs) {
+  std::vector<double> out;
+  for (std::size_t c : configs) out.push_back(target_.speed.at(c));
+  return out;
+}
+
+TuningRun tuning_run(const TuningTarget& target, const std::string& strategy, const Prior* prior,
+                     const TuneOptions& o, std::uint64_t seed, MeasurementSource& source) {
+  if (strategy == "model") return model_guided(target, nullptr, o, seed, source);
   if (strategy == "model-prior") {
     if (!prior || prior->empty())
-      throw InputError("", 0, "prior", "model-prior needs --prior: measurements of other devices");
-    return model_guided(target, prior, o, seed);
+      throw InputError("", 0, "prior",
+                       "model-prior needs --prior: measurements of other devices or a model");
+    return model_guided(target, prior, o, seed, source);
   }
   StrategyOptions so;
   so.strategy = parse_strategy(strategy, "strategies");
   so.budget = o.budget;
   so.seed = seed;
   const Objective measure = [&](std::span<const std::size_t> configs, std::vector<double>& scores) {
-    scores.clear();
-    for (std::size_t c : configs) scores.push_back(target.speed[c]);
+    scores = source.measure(configs);
   };
-  std::vector<std::size_t> out;
-  for (const Scored& s : run_strategy(target.domain, measure, so).scored) out.push_back(s.config);
-  return out;
+  TuningRun run;
+  for (const Scored& s : run_strategy(target.domain, measure, so).scored) {
+    run.measured.push_back(s.config);
+    run.speed.push_back(s.score);
+  }
+  return run;
+}
+
+std::vector<std::size_t> tuning_run(const TuningTarget& target, const std::string& strategy,
+                                    const Prior* prior, const TuneOptions& o, std::uint64_t seed) {
+  RecordedSource source(target);
+  return tuning_run(target, strategy, prior, o, seed, source).measured;
 }
 
 TuneReport tune_study(const std::string& cache, const std::vector<std::string>& priors,
@@ -350,6 +401,7 @@ nlohmann::json TuneReport::to_json() const {
                         {"seeds", options.seeds},
                         {"first_seed", options.first_seed},
                         {"target_fraction", options.target_fraction},
+                        {"min_gain", options.min_gain},
                         {"problems", nlohmann::json::array()}};
   for (const auto& t : targets) {
     nlohmann::json j = {{"problem", t.problem},       {"configurations", t.configurations},
@@ -361,15 +413,17 @@ nlohmann::json TuneReport::to_json() const {
       for (const auto& [n, f] : s.fraction_seeds_ge_target_after) seeds[std::to_string(n)] = f;
       // Keys name the target in percent: fraction_seeds_ge_95 for the default 0.95.
       const std::string percent = std::to_string(std::lround(100 * options.target_fraction));
-      j["strategies"].push_back({{"strategy", s.strategy},
-                                 {"mean_fraction_of_optimum", fractions},
-                                 {"mean_final_fraction", s.mean_final_fraction},
-                                 {"fraction_seeds_ge_" + percent, s.fraction_seeds_ge_target},
-                                 {"fraction_seeds_ge_" + percent + "_after", seeds},
-                                 {"median_measurements_to_" + percent,
-                                  s.median_measurements_to_target < 0
-                                      ? nlohmann::json()
-                                      : nlohmann::json(s.median_measurements_to_target)}});
+      j["strategies"].push_back(
+          {{"strategy", s.strategy},
+           {"mean_fraction_of_optimum", fractions},
+           {"mean_final_fraction", s.mean_final_fraction},
+           {"fraction_seeds_ge_" + percent, s.fraction_seeds_ge_target},
+           {"fraction_seeds_ge_" + percent + "_after", seeds},
+           {"median_measurements_to_" + percent,
+            s.median_measurements_to_target < 0 ? nlohmann::json()
+                                                : nlohmann::json(s.median_measurements_to_target)},
+           {"mean_measurements", s.mean_measurements},
+           {"fraction_stopped", s.fraction_stopped}});
     }
     out["problems"].push_back(std::move(j));
   }
@@ -392,7 +446,8 @@ std::string TuneReport::to_text() const {
       if (n <= options.budget)
         out += "  @" + std::to_string(n) + std::string(6 - std::to_string(n).size(), ' ');
     const std::string percent = std::to_string(std::lround(100 * options.target_fraction));
-    out += "  seeds>=" + percent + "%  median n to " + percent + "%\n";
+    out += "  seeds>=" + percent + "%  median n to " + percent + "%";
+    out += options.min_gain > 0 ? "  (mean n, stopped by min gain)\n" : "\n";
     for (const auto& s : t.strategies) {
       std::snprintf(line, sizeof line, "  %-12s", s.strategy.c_str());
       out += line;
@@ -400,11 +455,17 @@ std::string TuneReport::to_text() const {
         std::snprintf(line, sizeof line, "  %6.2f%%", 100 * f);
         out += line;
       }
-      std::snprintf(line, sizeof line, "  %9.0f%%  %s\n", 100 * s.fraction_seeds_ge_target,
+      std::snprintf(line, sizeof line, "  %9.0f%%  %s", 100 * s.fraction_seeds_ge_target,
                     s.median_measurements_to_target < 0
                         ? "-"
                         : std::to_string(long(s.median_measurements_to_target)).c_str());
       out += line;
+      if (options.min_gain > 0) {
+        std::snprintf(line, sizeof line, "  (%.1f, %.0f%%)", s.mean_measurements,
+                      100 * s.fraction_stopped);
+        out += line;
+      }
+      out += "\n";
     }
   }
   return out;

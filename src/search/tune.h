@@ -11,8 +11,13 @@
 //   model-prior   the same with a prior: the configurations' relative speeds on other devices
 //                 (--prior) are features of the models, and the first measurements are the
 //                 best configurations of each other device in turn
+// Model-guided runs may stop before the budget: TuneOptions::min_gain, when the ensemble's
+// largest expected improvement over the best measured speed falls below it.
+// Measurements come from a MeasurementSource: a recorded cache here, real runs of an op's
+// kernels on this machine in search/live.h.
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -45,6 +50,25 @@ Prior relative_speed_prior(const RecordedData& data, const std::string& exclude)
 void add_model_column(Prior& prior, const TuningTarget& target, const std::string& label,
                       const select::Ranker& ranker);
 
+// Where a tuning run's measurements come from.
+class MeasurementSource {
+ public:
+  virtual ~MeasurementSource() = default;
+  // Speeds (1 / time in ms; 0 when the configuration failed) of `configs` (domain indices,
+  // none measured before by this run), in order.
+  virtual std::vector<double> measure(std::span<const std::size_t> configs) = 0;
+};
+
+// A recorded cache's speeds (TuningTarget::speed).
+class RecordedSource : public MeasurementSource {
+ public:
+  explicit RecordedSource(const TuningTarget& target) : target_(target) {}
+  std::vector<double> measure(std::span<const std::size_t> configs) override;
+
+ private:
+  const TuningTarget& target_;
+};
+
 struct TuneOptions {
   std::size_t budget = 100;  // measurements per run
   std::size_t seeds = 50;
@@ -54,6 +78,11 @@ struct TuneOptions {
   std::size_t initial = 10, batch = 5, ensemble = 5;
   double kappa = 1.0;
   int trees = 30;
+  // Stop a model-guided run once no unmeasured configuration is expected to beat the best
+  // measured speed by this fraction (the ensemble's expected improvement, its spread taken as
+  // a normal spread of the log speed), checked at each refit after `initial` + `batch`
+  // measurements; 0: spend the whole budget.
+  double min_gain = 0;
   // Reported fractions of the optimum after these many measurements (those within budget).
   std::vector<std::size_t> checkpoints = {25, 50, 100, 200};
   double target_fraction = 0.95;
@@ -63,8 +92,19 @@ struct TuneOptions {
 // The tuning strategies' names; "model-prior" needs a prior.
 std::vector<std::string> tune_strategy_names();
 
-// The configurations (domain indices) one run measures, in order: at most `budget`.
+struct TuningRun {
+  std::vector<std::size_t> measured;  // domain indices, in the order measured
+  std::vector<double> speed;          // their speeds, as the source gave them
+  // Ended before the budget because the largest expected gain fell below min_gain.
+  bool stopped = false;
+  double expected_gain = -1;  // the largest expected gain at the last refit (-1: no refit)
+};
+
+// One run: at most `budget` configurations of `target`'s domain, measured by `source`.
 // `prior`: null for none; InputError for an unknown strategy or model-prior without a prior.
+TuningRun tuning_run(const TuningTarget& target, const std::string& strategy, const Prior* prior,
+                     const TuneOptions& options, std::uint64_t seed, MeasurementSource& source);
+// The same on the target's recorded speeds: the configurations measured, in order.
 std::vector<std::size_t> tuning_run(const TuningTarget& target, const std::string& strategy,
                                     const Prior* prior, const TuneOptions& options,
                                     std::uint64_t seed);
@@ -78,6 +118,8 @@ struct StrategyOutcome {
   // Median over seeds of the measurements needed to reach the target; -1 when fewer than
   // half of the seeds reach it.
   double median_measurements_to_target = -1;
+  double mean_measurements = 0;  // spent per run: the budget, or fewer where min_gain stopped it
+  double fraction_stopped = 0;   // runs that min_gain stopped before the budget
 };
 
 struct TargetOutcome {

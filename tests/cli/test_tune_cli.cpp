@@ -1,4 +1,5 @@
-// `kselect tune` end to end on a Kernel Tuner cache: the real binary, its JSON and exit codes.
+// `kselect tune` end to end on a Kernel Tuner cache and on one GEMM problem measured here: the
+// real binary, its JSON and exit codes.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -75,6 +76,45 @@ TEST(TuneCli, BadInputExitsThreeAndBadArgumentsTwo) {
   args.push_back("--budget=0");
   EXPECT_EQ(testing::run_cli(args).code, 2);
   EXPECT_EQ(testing::run_cli({"tune", "--budget", "10"}).code, 2);  // no --cache
+  args = tune_args("random");
+  args.insert(args.end(), {"--problem", "m=8,n=8,k=8"});
+  EXPECT_EQ(testing::run_cli(args).code, 2);  // --cache and --problem
+}
+
+// Live tuning: real runs of the `tests` set's GEMM kernels on one problem, the run's best
+// judged against every supporting kernel (--exhaustive).
+TEST(TuneCli, ProblemTunesOnThisMachine) {
+  const auto r = testing::run_cli({"tune",
+                                   "--problem",
+                                   "m=40,n=48,k=64,dtype=fp32,layout=rcr",
+                                   "--space",
+                                   "tests",
+                                   "--budget",
+                                   "6",
+                                   "--initial",
+                                   "3",
+                                   "--batch",
+                                   "3",
+                                   "--ensemble",
+                                   "2",
+                                   "--trees",
+                                   "5",
+                                   "--repeats",
+                                   "1",
+                                   "--threads",
+                                   "1",
+                                   "--exhaustive",
+                                   "--json",
+                                   "--no-progress"});
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["strategy"], "model");
+  EXPECT_EQ(j["measured"].size(), 6u);
+  EXPECT_EQ(j["exhaustive"]["measured"], j["candidates"]);
+  EXPECT_LE(j["exhaustive"]["fraction_of_best"].get<double>(), 1.0);
+  const auto bad = testing::run_cli({"tune", "--problem", "m=40,n=48,k=64,dtype=fp32,layout=rcr",
+                                     "--space", "tests", "--strategy", "random,de"});
+  EXPECT_EQ(bad.code, 3) << bad.out;
 }
 
 }  // namespace

@@ -137,6 +137,48 @@ TEST(Tune, AModelDirectoryIsAPriorForAGemmSweep) {
   EXPECT_GT(with_prior, 0.9);
 }
 
+// Expected improvement stops a model-guided run once the landscape is mapped: well before a
+// large budget on the smooth landscape, with its best still near the optimum; without
+// min_gain the run spends the budget.
+TEST(Tune, MinGainStopsAModelGuidedRunBeforeTheBudget) {
+  const TuningTarget t = smooth_target();
+  TuneOptions o = quick(300);
+  o.min_gain = 0.02;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    RecordedSource source(t);
+    const TuningRun run = tuning_run(t, "model", nullptr, o, seed, source);
+    EXPECT_TRUE(run.stopped) << seed;
+    EXPECT_LT(run.measured.size(), 300u) << seed;
+    EXPECT_GE(run.measured.size(), o.initial + o.batch) << seed;
+    EXPECT_LT(run.expected_gain, o.min_gain) << seed;
+    EXPECT_GT(best_after(t, run.measured, run.measured.size()), 0.9) << seed;
+    ASSERT_EQ(run.speed.size(), run.measured.size());
+    for (std::size_t i = 0; i < run.measured.size(); ++i)
+      EXPECT_EQ(run.speed[i], t.speed[run.measured[i]]);
+  }
+  o.min_gain = 0;
+  RecordedSource source(t);
+  const TuningRun full = tuning_run(t, "model", nullptr, o, 1, source);
+  EXPECT_FALSE(full.stopped);
+  EXPECT_EQ(full.measured.size(), 300u);
+  EXPECT_GE(full.expected_gain, 0);
+}
+
+// The study counts the measurements each run spent and the runs min_gain stopped.
+TEST(Tune, TheStudyReportsMeasurementsSpentUnderMinGain) {
+  const TuningTarget t = smooth_target();
+  TuneOptions o = quick(300);
+  o.seeds = 2;
+  o.min_gain = 0.02;
+  double spent = 0;
+  for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+    RecordedSource source(t);
+    spent += double(tuning_run(t, "model", nullptr, o, seed, source).measured.size()) / 2;
+  }
+  EXPECT_LT(spent, 300);
+  EXPECT_GT(spent, 0);
+}
+
 TEST(Tune, TheStudyReportsEachStrategyOnTheA100Cache) {
   const std::string cache =
       std::string(KSELECT_SHARED_DATA_DIR) + "/kernel-tuner/convolution_milo_A100.json.gz";
