@@ -14,12 +14,13 @@
 #include "data/store.h"
 #include "ops/operation.h"
 #include "ops/shape_csv.h"
+#include "rules/rule_file.h"
 
 namespace kselect::cli {
 namespace {
 
 struct Args {
-  std::string op{default_operation().name()}, shapes, db, shard = "0/1";
+  std::string op{default_operation().name()}, shapes, db, shard = "0/1", arch;
   bench::SweepSettings settings;
   bool json = false, no_progress = false, stability = false;
   int processes = 3;
@@ -37,6 +38,21 @@ void print_summary(const bench::SweepSummary& s, const std::string& db) {
             << " pairs; " << s.elapsed_s << " s, " << s.measurements_per_s << " measurements/s"
             << (s.busy ? "; machine was BUSY" : "") << (s.interrupted ? "; INTERRUPTED" : "")
             << "\n";
+}
+
+// Only the native target's kernels run here: another target's (a GPU's CK kernels, which
+// `kselect configs --arch` lists) are refused before anything is read.
+void refuse_other_targets(const Args& a) {
+  if (a.arch.empty() || a.arch == rules::kNativeTarget) return;
+  const Operation& op = find_operation(a.op);
+  const bool listed = rules::RuleFile::embedded_stem(op.name(), a.arch).has_value();
+  throw UsageError("bench: the " + std::string(op.name()) + " kernels of --arch " + a.arch +
+                   (listed ? " are CK GPU kernels that kselect lists (kselect configs --op " +
+                                 std::string(op.name()) + " --arch " + a.arch +
+                                 ") but cannot build or run here; it measures only the " +
+                                 std::string(rules::kNativeTarget) + " kernels"
+                           : " do not exist; kselect measures only the " +
+                                 std::string(rules::kNativeTarget) + " kernels"));
 }
 
 int run_sweep(Args& a) {
@@ -138,7 +154,13 @@ RegisterVerb reg("bench", [](CLI::App& app) -> std::function<int()> {
   cmd->add_option("--processes", a->processes, "Processes for --stability")->capture_default_str();
   cmd->add_option("--tie-band", a->tie_band, "Relative band within which winners tie (--stability)")
       ->capture_default_str();
-  return [a] { return a->stability ? run_stability(*a) : run_sweep(*a); };
+  cmd->add_option("--arch", a->arch,
+                  "Target whose kernels to measure: only cpu (the default) runs here; GPU "
+                  "targets' kernels (kselect configs --arch) are refused");
+  return [a] {
+    refuse_other_targets(*a);
+    return a->stability ? run_stability(*a) : run_sweep(*a);
+  };
 });
 
 }  // namespace

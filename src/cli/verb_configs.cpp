@@ -3,6 +3,7 @@
 
 #include "cli/verb.h"
 #include "core/error.h"
+#include "core/text.h"
 #include "ops/operation.h"
 #include "rules/sets.h"
 
@@ -11,7 +12,8 @@ namespace kselect::cli {
 namespace {
 
 struct ConfigsArgs {
-  std::string op{default_operation().name()}, rules = "default", rules_file, dtype, layout, filter;
+  std::string op{default_operation().name()}, rules = "default", rules_file, arch, dtype, layout,
+                                              filter;
   bool json = false;
 };
 
@@ -22,9 +24,10 @@ KeyValues make_filter(const ConfigsArgs& a) {
   return filter;
 }
 
-// A user rule file goes straight through the rule engine.
-int run_file(const ConfigsArgs& a) {
-  rules::RuleSets sets(rules::RuleFile::load(a.rules_file));
+// A user rule file, or a built-in one for another target (--arch), goes straight through the
+// rule engine: its kernels are listed, not built.
+int run_file(const ConfigsArgs& a, rules::RuleFile file) {
+  rules::RuleSets sets(std::move(file));
   nlohmann::json out = nlohmann::json::array();
   for (std::size_t c : sets.matching(a.rules, make_filter(a))) {
     if (a.json)
@@ -36,9 +39,25 @@ int run_file(const ConfigsArgs& a) {
   return kExitOk;
 }
 
+// The built-in rule file of `op` for target `arch` (e.g. conv for gfx950).
+rules::RuleFile target_rules(const Operation& op, const std::string& arch) {
+  auto stem = rules::RuleFile::embedded_stem(op.name(), arch);
+  if (!stem) {
+    const auto targets = rules::RuleFile::embedded_targets(op.name());
+    throw UsageError("configs: no built-in " + std::string(op.name()) + " rule file for --arch " +
+                     arch + " (targets: " + join(targets) + ")");
+  }
+  return rules::RuleFile::embedded(*stem);
+}
+
 int run(const ConfigsArgs& a) {
-  if (!a.rules_file.empty()) return run_file(a);
+  if (!a.rules_file.empty()) {
+    if (!a.arch.empty()) throw UsageError("configs: --arch and --rules-file exclude each other");
+    return run_file(a, rules::RuleFile::load(a.rules_file));
+  }
   const Operation& op = find_operation(a.op);
+  if (!a.arch.empty() && a.arch != rules::kNativeTarget)
+    return run_file(a, target_rules(op, a.arch));
   auto names = op.kernel_names(a.rules, make_filter(a));
   if (!a.json) {
     for (const auto& n : names) std::cout << n << "\n";
@@ -57,7 +76,11 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--rules", a->rules, "rule set: full, profiler, tests, full-tests, tiny, default")
       ->capture_default_str();
   cmd->add_option("--rules-file", a->rules_file, "use this rule file instead of the built-in one");
-  cmd->add_option("--dtype", a->dtype, "only this dtype (fp32, bf16)");
+  cmd->add_option("--arch", a->arch,
+                  "the op's kernels for this target: cpu (the default, the kernels kselect runs) "
+                  "or a GPU whose CK kernels are listed but not runnable here (conv: gfx942, "
+                  "gfx950)");
+  cmd->add_option("--dtype", a->dtype, "only this dtype (fp32, bf16; fp16 on GPU targets)");
   cmd->add_option("--layout", a->layout, "only this layout (rcr, rrr, crr, ccr)");
   cmd->add_option("--filter", a->filter,
                   "only kernels with these fields, e.g. pipeline=mem,persistent=true");

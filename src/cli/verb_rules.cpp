@@ -39,11 +39,17 @@ int run_check(const RulesArgs& a) {
   bool ok = true;
   for (const auto& sets : load(a)) {
     rules::CheckReport report = rules::check(*sets);
-    // A built-in file also feeds its operation: the operation must list the same kernels.
+    // A built-in file for the native target also feeds its operation: the operation must list
+    // the same kernels. One for another target (a GPU's CK kernels) must name them in the
+    // op's codec of that target's names.
     if (a.rules_file.empty() && a.constants.empty()) {
       const Operation& op = find_operation(sets->rules().op());
-      auto extra = rules::check_against(
-          *sets, [&](const std::string& set) { return op.kernel_names(set, KeyValues{}); });
+      auto extra = sets->rules().native()
+                       ? rules::check_against(*sets,
+                                              [&](const std::string& set) {
+                                                return op.kernel_names(set, KeyValues{});
+                                              })
+                       : op.check_target_rules(*sets);
       report.problems.insert(report.problems.end(), extra.begin(), extra.end());
     }
     ok = ok && report.ok();
@@ -65,7 +71,8 @@ int run_list(const RulesArgs& a) {
       all.push_back(report.to_json());
       continue;
     }
-    std::cout << sets->rules().source() << " (op " << sets->rules().op() << ")\n";
+    std::cout << sets->rules().source() << " (op " << sets->rules().op() << ", target "
+              << sets->rules().target() << ")\n";
     for (const auto& s : report.sets)
       std::cout << "  " << s.name << "\t" << s.total << "\t" << s.doc << "\n";
   }

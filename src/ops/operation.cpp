@@ -31,13 +31,16 @@ const rules::RuleSets* Operation::rule_sets() const {
   static std::map<std::string, std::unique_ptr<rules::RuleSets>, std::less<>> generated;
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = generated.find(name()); it != generated.end()) return it->second.get();
-  for (const auto& stem : rules::RuleFile::embedded_names()) {
-    rules::RuleFile file = rules::RuleFile::embedded(stem);
-    if (file.op() != name()) continue;
-    auto sets = std::make_unique<rules::RuleSets>(std::move(file));
-    return generated.emplace(std::string(name()), std::move(sets)).first->second.get();
-  }
-  return nullptr;
+  // The one file for the native target (files for a GPU declare the same op).
+  auto stem = rules::RuleFile::embedded_stem(name(), rules::kNativeTarget);
+  if (!stem) return nullptr;
+  auto sets = std::make_unique<rules::RuleSets>(rules::RuleFile::embedded(*stem));
+  return generated.emplace(std::string(name()), std::move(sets)).first->second.get();
+}
+
+std::vector<std::string> Operation::check_target_rules(const rules::RuleSets& sets) const {
+  return {sets.rules().source() + ": the " + std::string(name()) +
+          " op reads no kernel names of target '" + sets.rules().target() + "'"};
 }
 
 KernelCatalogue::KernelCatalogue(std::vector<std::string> names) : names_(std::move(names)) {

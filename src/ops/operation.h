@@ -136,8 +136,16 @@ class Operation {
                                                 const KeyValues& filter) const = 0;
   // The rule file whose sets kernel_names reads, enumerated (its valid space and named sets),
   // for searching configurations that no set lists; null when the op's kernels do not come
-  // from rule sets. The base: the embedded rule file that declares this op (its "op" field).
+  // from rule sets. The base: the embedded rule file that declares this op (its "op" field)
+  // for the native target (rules::kNativeTarget; files for other targets list kernels this op
+  // cannot run).
   virtual const rules::RuleSets* rule_sets() const;
+  // Problems with a built-in rule file that declares this op for another target (a GPU's CK
+  // kernels, listed by `kselect configs --arch` but not run here): each configuration's name
+  // must read back through the op's codec of that target's kernel names to the fields it came
+  // from. `kselect rules check` reports them. The base: one problem (the op reads no other
+  // target's kernel names).
+  virtual std::vector<std::string> check_target_rules(const rules::RuleSets& sets) const;
   // All configuration fields of a kernel, plus "name".
   virtual nlohmann::json kernel_fields(std::string_view kernel) const = 0;
   // Why `kernel` cannot run `problem`; "" when it can.

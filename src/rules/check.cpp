@@ -92,6 +92,8 @@ CheckReport check(const RuleSets& sets) {
   const Space& space = sets.space();
   CheckReport r;
   r.source = rf.source();
+  r.op = rf.op();
+  r.target = rf.target();
   r.valid = space.size();
   r.seconds = sets.generation_seconds();
   std::map<std::string, std::size_t> empty_groups;
@@ -134,7 +136,8 @@ CheckReport check(const RuleSets& sets) {
 }
 
 nlohmann::json CheckReport::to_json() const {
-  nlohmann::json j = {{"source", source},     {"valid", valid},
+  nlohmann::json j = {{"source", source},     {"op", op},
+                      {"target", target},     {"valid", valid},
                       {"seconds", seconds},   {"ok", ok()},
                       {"problems", problems}, {"sets", nlohmann::json::array()}};
   for (const auto& s : sets)
@@ -144,8 +147,8 @@ nlohmann::json CheckReport::to_json() const {
 }
 
 std::string CheckReport::to_text() const {
-  std::string out = source + ": " + std::to_string(valid) +
-                    " valid configurations, sets generated in " +
+  std::string out = source + (target == kNativeTarget ? "" : " (target " + target + ")") + ": " +
+                    std::to_string(valid) + " valid configurations, sets generated in " +
                     std::to_string(int(seconds * 1000)) + " ms\n";
   for (const auto& s : sets) {
     out += "  " + s.name + ": " + std::to_string(s.total);

@@ -22,7 +22,7 @@ struct SetSummary {
 };
 
 struct CheckReport {
-  std::string source;
+  std::string source, op, target;
   std::size_t valid = 0;  // size of the valid space
   double seconds = 0;     // enumeration and generation time
   std::vector<SetSummary> sets;

@@ -80,13 +80,16 @@ RuleFile RuleFile::parse(std::string_view json_text, const std::string& source,
   }
   if (!doc.is_object()) rf.fail("", "a rule file is a JSON object");
   static const std::vector<std::string> kKnown = {
-      "version",   "op",   "description", "name",        "group_by",
-      "constants", "axes", "derived",     "constraints", "sets"};
+      "version",   "op",   "target",  "description", "name", "group_by",
+      "constants", "axes", "derived", "constraints", "sets"};
   for (const auto& [key, value] : doc.items())
     if (std::find(kKnown.begin(), kKnown.end(), key) == kKnown.end())
       rf.fail(key, "unknown top-level key (known: " + join(kKnown) + ")");
   if (doc.value("version", 0) != 1) rf.fail("version", "only version 1 is supported");
   rf.op_ = text_of(require(doc, "op", "op", rf), "op", rf);
+  rf.target_ =
+      doc.contains("target") ? text_of(doc["target"], "target", rf) : std::string(kNativeTarget);
+  if (rf.target_.empty()) rf.fail("target", "must not be empty");
   rf.description_ = doc.value("description", "");
   rf.parse_constants(doc, overrides);
   rf.parse_axes(doc);
@@ -121,6 +124,27 @@ RuleFile RuleFile::load(const std::string& path, const KeyValues& overrides) {
   std::stringstream text;
   text << in.rdbuf();
   return parse(text.str(), path, overrides);
+}
+
+std::optional<std::string> RuleFile::embedded_stem(std::string_view op, std::string_view target) {
+  std::optional<std::string> found;
+  for (const auto& stem : embedded_names()) {
+    RuleFile file = embedded(stem);
+    if (file.op() != op || file.target() != target) continue;
+    if (found)
+      throw InputError("", 0, "rules",
+                       "built-in rule files " + *found + " and " + stem + " both declare op '" +
+                           std::string(op) + "' for target '" + std::string(target) + "'");
+    found = stem;
+  }
+  return found;
+}
+
+std::vector<std::string> RuleFile::embedded_targets(std::string_view op) {
+  std::vector<std::string> out;
+  for (const auto& stem : embedded_names())
+    if (RuleFile file = embedded(stem); file.op() == op) out.push_back(file.target());
+  return out;
 }
 
 std::vector<std::string> RuleFile::embedded_names() {

@@ -70,6 +70,11 @@ struct SetSpec {
   SizeBounds per_group, total;         // sizes `rules check` verifies
 };
 
+// The target of a rule file without a "target" field: the machine kselect runs on, whose
+// kernels the operations build and measure. Other targets (a GPU such as "gfx950") describe
+// kernels kselect lists and checks but cannot run.
+inline constexpr std::string_view kNativeTarget = "cpu";
+
 class RuleFile {
  public:
   // Parses and compiles; `source` names the file in errors. `overrides` replaces constants
@@ -81,9 +86,17 @@ class RuleFile {
   static RuleFile embedded(std::string_view stem, const KeyValues& overrides = {});
   static RuleFile load(const std::string& path, const KeyValues& overrides = {});
   static std::vector<std::string> embedded_names();
+  // The stem of the built-in rule file that declares `op` for `target`, if any; InputError when
+  // two do (a target's kernels come from one file).
+  static std::optional<std::string> embedded_stem(std::string_view op, std::string_view target);
+  // The targets of the built-in rule files that declare `op`, in stem order.
+  static std::vector<std::string> embedded_targets(std::string_view op);
 
   const std::string& source() const { return source_; }
   const std::string& op() const { return op_; }
+  // What the kernels run on: kNativeTarget, or another target's name ("gfx942").
+  const std::string& target() const { return target_; }
+  bool native() const { return target_ == kNativeTarget; }
   const std::string& description() const { return description_; }
   const std::string& name_template() const { return name_template_; }
   const std::vector<Constant>& constants() const { return constants_; }
@@ -114,7 +127,7 @@ class RuleFile {
   Key compile_key(const nlohmann::ordered_json& j, const std::string& field) const;
   int level_of(const Expr& e) const;
 
-  std::string source_, op_, description_, name_template_;
+  std::string source_, op_, target_, description_, name_template_;
   std::vector<Constant> constants_;
   std::vector<Axis> axes_;
   std::vector<Derived> derived_;

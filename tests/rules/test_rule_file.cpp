@@ -224,6 +224,37 @@ TEST(RuleFileErrors, NameTheFileFieldAndColumn) {
   EXPECT_THROW(RuleFile::embedded("no_such_file"), InputError);
 }
 
+// "target" names what the kernels run on: the native CPU when absent, else another target
+// (a GPU) whose kernels are only listed.
+TEST(RuleFile, TargetDefaultsToTheNativeOne) {
+  RuleFile native = RuleFile::parse(base_file().dump(), "x.json");
+  EXPECT_EQ(native.target(), kNativeTarget);
+  EXPECT_TRUE(native.native());
+  auto j = base_file();
+  j["target"] = "gfx950";
+  RuleFile gpu = RuleFile::parse(j.dump(), "x.json");
+  EXPECT_EQ(gpu.target(), "gfx950");
+  EXPECT_FALSE(gpu.native());
+  EXPECT_EQ(check(RuleSets(std::move(gpu))).target, "gfx950");
+  j["target"] = 950;
+  EXPECT_NE(error_of(j).find("expected a string"), std::string::npos);
+  j["target"] = "";
+  EXPECT_NE(error_of(j).find("must not be empty"), std::string::npos);
+}
+
+// The built-in files: one per (op, target), found by both.
+TEST(RuleFile, EmbeddedFileOfAnOpAndTarget) {
+  EXPECT_EQ(RuleFile::embedded_stem("conv", kNativeTarget), "conv_cpu");
+  EXPECT_EQ(RuleFile::embedded_stem("gemm", kNativeTarget), "gemm_cpu");
+  EXPECT_EQ(RuleFile::embedded_stem("conv", "gfx950"), "conv_gfx950");
+  EXPECT_EQ(RuleFile::embedded_stem("conv", "gfx942"), "conv_gfx942");
+  EXPECT_FALSE(RuleFile::embedded_stem("gemm", "gfx950"));
+  EXPECT_FALSE(RuleFile::embedded_stem("conv", "gfx1100"));
+  EXPECT_EQ(RuleFile::embedded_targets("conv"),
+            (std::vector<std::string>{"cpu", "gfx942", "gfx950"}));
+  EXPECT_EQ(RuleFile::embedded_targets("gemm"), (std::vector<std::string>{"cpu"}));
+}
+
 }  // namespace
 
 }  // namespace kselect::rules

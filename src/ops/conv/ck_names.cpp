@@ -41,14 +41,21 @@ bool is_ndim(std::string_view token) {
          token[1] == 'd';
 }
 
+// A pipeline: one token, or CK's basic pipeline spelled with an underscore, basic_v1.
+std::string take_pipeline(Tokens& tokens) {
+  std::string pipeline(tokens.take());
+  if (pipeline == "basic" && tokens.peek() == "v1") pipeline += "_" + std::string(tokens.take());
+  return pipeline;
+}
+
 // Short benchmark form after the ndim token:
 // {tm}x{tn}x{tk}_{pipeline}[_intrawave|_interwave][_dsb][_si].
 bool parse_short(Tokens& tokens, nlohmann::json& config) {
   auto tile = ck::parse_triple(tokens.take());
-  std::string_view pipeline = tokens.take();
+  std::string pipeline = take_pipeline(tokens);
   if (!tile || !ck::is_word(pipeline)) return false;
   ck::put_triple(config, "tile_", *tile);
-  config["pipeline"] = std::string(pipeline);
+  config["pipeline"] = pipeline;
   config["scheduler"] = "default";
   if (tokens.peek() == "intrawave" || tokens.peek() == "interwave")
     config["scheduler"] = std::string(tokens.take());
@@ -63,6 +70,7 @@ enum Suffix {
   kWg,
   kGm,
   kDsb,
+  kSi,
   kTwoStage,
   kSpecialization,
   kExplicitGemm,
@@ -91,7 +99,8 @@ struct Flag {
   const char* field;
   Suffix kind;
 };
-constexpr Flag kFlags[] = {Flag{"dsb", "", "dsb", kDsb}, Flag{"2stage", "", "two_stage", kTwoStage},
+constexpr Flag kFlags[] = {Flag{"dsb", "", "dsb", kDsb}, Flag{"si", "", "si", kSi},
+                           Flag{"2stage", "", "two_stage", kTwoStage},
                            Flag{"explicit", "gemm", "explicit_gemm", kExplicitGemm},
                            Flag{"large", "tensor", "large_tensor", kLargeTensor}};
 
@@ -152,9 +161,10 @@ bool parse_long(Tokens& tokens, nlohmann::json& config) {
   config["layout"] = lower(layout);
   config["ndim"] = tokens.take()[0] - '0';
   for (const char* key : {"pipeline", "epilogue", "scheduler"}) {
-    std::string_view word = tokens.take();
+    std::string word =
+        key == std::string_view("pipeline") ? take_pipeline(tokens) : std::string(tokens.take());
     if (!ck::is_word(word)) return false;
-    config[key] = std::string(word);
+    config[key] = word;
   }
   auto tile = ck::parse_triple(tokens.take());
   auto waves = ck::parse_triple(tokens.take());
@@ -189,6 +199,7 @@ std::string long_suffixes(const nlohmann::json& c) {
   for (const char* key : {"wg", "gm"})
     if (on(key)) out += std::string("_") + key + text(c[key]);
   flag("dsb", "dsb");
+  flag("si", "si");
   flag("two_stage", "2stage");
   if (c.value("specialization", "default") != "default") out += "_" + text(c["specialization"]);
   flag("explicit_gemm", "explicit_gemm");

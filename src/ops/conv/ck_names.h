@@ -5,8 +5,12 @@
 //   short: grouped_conv_{forward|backward_data|backward_weight}_{dtype}_{ndim}d_{tm}x{tn}x{tk}_
 //          {pipeline}[_intrawave|_interwave][_dsb][_si]
 // The long form's suffixes, each at most once and in this order: vec{a}_{b}_{c}, wg{n}, gm{n},
-// dsb, 2stage, {specialization}, explicit_gemm, streamk_{tree|linear}[_persistent],
-// large_tensor, pad{m}{n}{k}.
+// dsb, si, 2stage, {specialization}, explicit_gemm, streamk_{tree|linear}[_persistent],
+// large_tensor, pad{m}{n}{k}. CK's documented long form has no si; its pipeline variants
+// (pipeline, wave mode, dsb, si) do, and its short form writes _si after _dsb, so kselect's
+// GPU rule files (rules/conv_gfx9*.json) write it there too. The pipeline is one token, or
+// basic_v1 (CK's basic pipeline). si is not among
+// ck_long_defaults(): a long-form name sets "si" only when it carries the suffix.
 #include <optional>
 #include <string>
 #include <string_view>

@@ -281,6 +281,11 @@ class ConvOperation : public Operation {
         set, [&](std::string_view one) { return matching_names(rule_set(one), filter, "conv"); });
   }
 
+  // The GPU rule files (rules/conv_gfx942.json, conv_gfx950.json) list CK's kernels by name.
+  std::vector<std::string> check_target_rules(const rules::RuleSets& sets) const override {
+    return check_ck_names(sets);
+  }
+
   nlohmann::json kernel_fields(std::string_view kernel) const override {
     nlohmann::json fields = ConvConfig::parse_name(kernel);
     fields["name"] = std::string(kernel);

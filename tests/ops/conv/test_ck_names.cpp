@@ -42,6 +42,36 @@ TEST(ConvCkNames, LongFormWithSuffixes) {
   EXPECT_EQ(all.config["pad_k"], 0);
 }
 
+// si (a pipeline variant's flag, written after dsb as in the short form) is set only when
+// present, so names without it parse as before; it may not come after 2stage.
+TEST(ConvCkNames, LongFormSiAfterDsb) {
+  const std::string head =
+      "grouped_conv_fwd_fp16_nhwgc_2d_mem_cshuffle_interwave_64x64x32_2x2x1_32x32x16_vec8_8_8";
+  auto si = parse_ck_kernel_name(head + "_dsb_si_filter3x3");
+  EXPECT_EQ(si.config["si"], 1);
+  EXPECT_EQ(si.config["dsb"], 1);
+  EXPECT_EQ(si.config["specialization"], "filter3x3");
+  EXPECT_EQ(format_ck_kernel_name(si), head + "_dsb_si_filter3x3");
+  EXPECT_FALSE(parse_ck_kernel_name(head + "_dsb").config.contains("si"));
+  EXPECT_EQ(parse_ck_kernel_name(head + "_2stage_si").config, json::object());
+  EXPECT_EQ(parse_ck_kernel_name(head + "_si_dsb").config, json::object());
+}
+
+// CK's basic pipeline, basic_v1, is one field in both forms.
+TEST(ConvCkNames, BasicV1Pipeline) {
+  const std::string long_form =
+      "grouped_conv_bwd_data_bf16_nhwgc_2d_basic_v1_cshuffle_interwave_64x64x32_2x2x1_32x32x16_"
+      "vec8_8_8_dsb";
+  auto parsed = parse_ck_kernel_name(long_form);
+  EXPECT_EQ(parsed.config["pipeline"], "basic_v1");
+  EXPECT_EQ(parsed.config["epilogue"], "cshuffle");
+  EXPECT_EQ(format_ck_kernel_name(parsed), long_form);
+  auto short_form = parse_ck_kernel_name("grouped_conv_forward_fp16_2d_64x64x32_basic_v1_si");
+  EXPECT_EQ(short_form.config["pipeline"], "basic_v1");
+  EXPECT_EQ(short_form.config["si"], 1);
+  EXPECT_EQ(format_ck_kernel_name(short_form), "grouped_conv_forward_fp16_2d_64x64x32_basic_v1_si");
+}
+
 TEST(ConvCkNames, ShortFormKeepsEverySuffixDistinct) {
   auto plain = parse_ck_kernel_name("grouped_conv_forward_bf16_2d_16x64x64_compv3");
   EXPECT_EQ(plain.dir, Direction::kForward);
@@ -101,12 +131,14 @@ TEST(ConvCkNames, RoundTripsOverManyConfigs) {
     if (chance()) {
       name = "grouped_conv_" + pick({"fwd", "bwd_data", "bwd_weight"}) + "_" + pick(dtypes) + "_" +
              pick({"nhwgc", "ndhwgc", "gnhwc"}) + "_" + pick({"1d", "2d", "3d"}) + "_" +
-             pick({"compv3", "compv4", "mem"}) + "_" + pick({"cshuffle", "default"}) + "_" +
-             pick({"intrawave", "interwave"}) + "_" + triple() + "_" + triple() + "_" + triple();
+             pick({"compv3", "compv4", "mem", "basic_v1"}) + "_" + pick({"cshuffle", "default"}) +
+             "_" + pick({"intrawave", "interwave"}) + "_" + triple() + "_" + triple() + "_" +
+             triple();
       if (chance()) name += "_vec" + size() + "_" + size() + "_" + size();
       if (chance()) name += "_wg" + size();
       if (chance()) name += "_gm" + size();
       if (chance()) name += "_dsb";
+      if (chance()) name += "_si";
       if (chance()) name += "_2stage";
       if (chance()) name += "_" + pick({"filter1x1pad0", "oddc", "filter3x3"});
       if (chance()) name += "_explicit_gemm";
@@ -118,7 +150,7 @@ TEST(ConvCkNames, RoundTripsOverManyConfigs) {
     } else {
       name = "grouped_conv_" + pick({"forward", "backward_data", "backward_weight"}) + "_" +
              pick(dtypes) + "_" + pick({"1d", "2d", "3d"}) + "_" + triple() + "_" +
-             pick({"compv3", "compv4", "mem"});
+             pick({"compv3", "compv4", "mem", "basic_v1"});
       if (chance()) name += "_" + pick({"intrawave", "interwave"});
       if (chance()) name += "_dsb";
       if (chance()) name += "_si";
