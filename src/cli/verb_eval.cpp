@@ -28,7 +28,7 @@ struct EvalArgs {
 // Protocols that train their own models per fold (strict, transfer).
 int run_protocol(EvalArgs& a) {
   eval::ProtocolJob& job = a.protocol_job;
-  job.db = a.job.db, job.protocol = a.protocol, job.dtype = a.job.dtype;
+  job.db = a.job.db, job.protocol = a.protocol, job.dtype = a.job.dtype, job.where = a.job.where;
   if (a.protocol == "strict") job.listed.method = eval::parse_listed_method(a.method);
   job.listed.progress = job.transfer.progress = true;
   job.transfer.boosting.threads = job.listed.boosting.threads;
@@ -167,8 +167,9 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--transfer-trees", a->protocol_job.transfer.boosting.trees,
                   "transfer: boosting rounds")
       ->capture_default_str();
-  cmd->add_option("--where", a->protocol_job.where,
-                  "strict/transfer: only problems with these fields, e.g. dir=F,dtype=fp32");
+  cmd->add_option("--where", a->job.where,
+                  "Only problems with these fields, e.g. dir=fwd,layout=nhwgc or dir!=F "
+                  "(default: the model's)");
   cmd->add_option("--top-k", a->protocol_job.transfer.top_k,
                   "transfer: measure the predicted top k on the new device")
       ->capture_default_str();

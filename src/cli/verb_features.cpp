@@ -26,6 +26,7 @@ int run(Args& a) {
   data::MeasurementFilter filter;
   filter.op = o.data_op;
   filter.latest_per_pair = true;
+  filter.where = o.where;
   auto measurements = store.read_measurements(filter);
   data::use_time_statistic(measurements,
                            data::parse_time_statistic(a.time_statistic, "time-statistic"));
@@ -58,6 +59,9 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--op", o.op,
                   "Operation (default: the database's; generic forces the generic features)");
   cmd->add_option("--dtype", o.dtype, "Only problems of this dtype (default: all)");
+  cmd->add_option(
+      "--where", o.where,
+      "Only problems with these fields, e.g. dir=fwd,layout=nhwgc (key!=value excludes)");
   cmd->add_option("--schema", args->schema, "Feature schema (default: the op's default)");
   cmd->add_option("--time-statistic", args->time_statistic,
                   "latency_ms and tflops from the median of the repeats or the fastest (min)")

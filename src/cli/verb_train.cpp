@@ -64,6 +64,7 @@ int run(TrainArgs& a) {
   data::MeasurementFilter filter;
   filter.op = a.options.data_op;
   filter.latest_per_pair = true;
+  filter.where = a.options.where;
   auto measurements = store.read_measurements(filter);
   if (find_operation(a.options.op).capabilities().fits_feature_state)
     a.options.kernel_configs = store.kernel_configs(filter.op);
@@ -100,6 +101,9 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--op", o.op,
                   "Operation (default: the database's; generic forces the generic features)");
   cmd->add_option("--dtype", o.dtype, "Train on this dtype only (default: all in the data)");
+  cmd->add_option("--where", o.where,
+                  "Train on the problems with these fields only, e.g. dir=fwd,layout=nhwgc "
+                  "(key!=value excludes); recorded in the model");
   cmd->add_option("--out", o.out_dir, "Model directory to write")->required();
   cmd->add_option("--target", args->target,
                   "tflops, latency, bandwidth or all (default: tflops; latency for generic "

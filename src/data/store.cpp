@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/key_values.h"
 #include "data/sqlite.h"
+#include "data/where.h"
 
 #include <sqlite3.h>
 
@@ -390,11 +391,20 @@ std::vector<Measurement> Store::read_measurements(const MeasurementFilter& filte
   if (!filter.op.empty()) query.bind(index++, filter.op);
   if (!filter.dtype.empty()) query.bind(index++, filter.dtype);
   if (filter.run_id) query.bind(index++, filter.run_id);
+  const ProblemWhere where(filter.where);
+  // A sweep writes a problem's rows together: its answer is reused until the problem changes.
+  std::string last_problem;
+  bool last_matches = true;
   std::vector<Measurement> out;
   while (query.step()) {
     Measurement m;
     m.op = query.column_text(0);
     m.problem = query.column_text(1);
+    if (!where.empty()) {
+      if (m.problem != last_problem)
+        last_problem = m.problem, last_matches = where.matches(m.problem);
+      if (!last_matches) continue;
+    }
     m.kernel = query.column_text(2);
     m.valid = query.column_int(3) != 0;
     m.reason = query.column_text(4);

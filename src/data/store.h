@@ -45,9 +45,10 @@ struct StoreInfo {
 };
 
 struct MeasurementFilter {
-  std::string op;     // "" = any
-  std::string dtype;  // "" = any; matches the problem's "dtype" field
-  long run_id = 0;    // 0 = any
+  std::string op;       // "" = any
+  std::string dtype;    // "" = any; matches the problem's "dtype" field
+  std::string where{};  // "" = any; problems whose fields match (data/where.h)
+  long run_id = 0;      // 0 = any
   bool valid_only = false;
   bool with_repeats = false;  // fill Measurement::repeats_ms
   // Only the newest measurement of each (problem, kernel) pair: a pair measured again under

@@ -286,10 +286,14 @@ EvalOutcome run_eval(const EvalJob& job) {
                       : spec && spec->dtype != "any" ? spec->dtype
                                                      : "";
   std::string data_op = spec && !spec->data_op.empty() ? spec->data_op : std::string(op.name());
+  const std::string where = !job.where.empty() ? job.where : spec ? spec->where : "";
   // The database's rows, and a replicate's, as evaluation reads them.
   auto read_rows = [&](const data::Store& store) {
-    return store.read_measurements(
-        {.op = data_op, .dtype = dtype, .with_repeats = true, .latest_per_pair = true});
+    return store.read_measurements({.op = data_op,
+                                    .dtype = dtype,
+                                    .where = where,
+                                    .with_repeats = true,
+                                    .latest_per_pair = true});
   };
   data::Store store(job.db, data::StoreOptions{.read_only = true});
   auto measurements = read_rows(store);

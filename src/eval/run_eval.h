@@ -20,7 +20,9 @@ struct EvalJob {
   Protocol protocol = Protocol::kAuto;  // auto: out-of-fold when the file exists, else held-out
   std::string op;                       // "" = the model's op, else gemm
   // options.target "" = the model's (tflops when it has it, else its first target).
-  std::string dtype;              // "" = the model's dtype (all when it has several)
+  std::string dtype;  // "" = the model's dtype (all when it has several)
+  // Only problems with these field values (data/where.h); "" = the model's (FeatureSpec::where).
+  std::string where;
   std::string rules = "default";  // rule set whose kernels are the default picks
                                   // (generic: the most frequent winner per context)
   EvalOptions options;            // cores 0: the threads the database's sweep used

@@ -3,41 +3,11 @@
 #include <fstream>
 
 #include "core/error.h"
-#include "core/key_values.h"
 #include "core/text.h"
 #include "data/store.h"
 #include "eval/imported_problems.h"
 
 namespace kselect::eval {
-
-namespace {
-
-// "--where dir=F,layout!=NCDHW,layout!=NDHWC": the fields a problem must have, and the
-// (field, value) pairs it must not have (several per field allowed).
-struct Where {
-  KeyValues wanted;
-  std::vector<std::pair<std::string, std::string>> unwanted;
-};
-
-Where parse_where(const std::string& where) {
-  std::vector<std::string> equal;
-  Where out;
-  for (std::size_t start = 0; !where.empty() && start <= where.size();) {
-    std::size_t end = std::min(where.find(',', start), where.size());
-    std::string item = where.substr(start, end - start);
-    start = end + 1;
-    if (auto at = item.find("!="); at != std::string::npos) {
-      KeyValues one = KeyValues::parse(item.erase(at, 1), "--where");
-      out.unwanted.insert(out.unwanted.end(), one.items().begin(), one.items().end());
-    } else {
-      equal.push_back(item);
-    }
-  }
-  out.wanted = KeyValues::parse(join(equal, ","), "--where");
-  return out;
-}
-
-}  // namespace
 
 ProtocolOutcome run_protocol(const ProtocolJob& job) {
   if (job.protocol != "strict" && job.protocol != "transfer")
@@ -47,21 +17,12 @@ ProtocolOutcome run_protocol(const ProtocolJob& job) {
   // The newest row of each pair, as train and eval read: a file imported again under a newer
   // importer revision (or under another name) does not list its kernels twice.
   // Imported rows of every op (MIOpen's under conv, Kernel Tuner's under generic): those whose
-  // kernels their op does not own, which imported_data_operation() learns from.
-  auto rows = store.read_measurements({.op = "", .dtype = "", .latest_per_pair = true});
+  // kernels their op does not own, which imported_data_operation() learns from. --dtype and
+  // --where select problems by their field values ("key!=value" excludes).
+  auto rows = store.read_measurements(
+      {.op = "", .dtype = job.dtype, .where = job.where, .latest_per_pair = true});
   ImportedRows imported;
   std::erase_if(rows, [&](const data::Measurement& m) { return !imported(m); });
-  // --dtype and --where select problems by their field values ("key!=value" excludes).
-  auto [wanted, unwanted] = parse_where(job.where);
-  if (!job.dtype.empty()) wanted.set("dtype", job.dtype);
-  std::erase_if(rows, [&](const data::Measurement& m) {
-    const KeyValues fields = KeyValues::parse(m.problem);
-    for (const auto& [key, value] : wanted.items())
-      if (fields.get(key).value_or("") != value) return true;
-    for (const auto& [key, value] : unwanted)
-      if (fields.get(key).value_or("") == value) return true;
-    return false;
-  });
   std::string filter = job.where;  // as given, --dtype appended
   if (!job.dtype.empty()) filter += (filter.empty() ? "dtype=" : ",dtype=") + job.dtype;
   if (rows.empty())

@@ -72,6 +72,7 @@ void to_json(nlohmann::json& j, const FeatureSpec& s) {
                      {"params", s.params}};
   if (!s.engine_state.is_null()) j["engine_state"] = s.engine_state;
   if (!s.data_op.empty()) j["data_op"] = s.data_op;
+  if (!s.where.empty()) j["where"] = s.where;
   if (!s.classifier.is_null()) j["classifier"] = s.classifier;
   j["time_statistic"] = s.time_statistic;
   if (!s.feature_revisions.empty()) j["feature_revisions"] = s.feature_revisions;
@@ -130,6 +131,7 @@ void from_json(const nlohmann::json& j, FeatureSpec& s) {
   s.params = j.value("params", nlohmann::json::object());
   s.engine_state = j.value("engine_state", nlohmann::json());
   s.data_op = j.value("data_op", "");
+  s.where = j.value("where", "");
   s.classifier = j.value("classifier", nlohmann::json());
   s.time_statistic = j.value("time_statistic", "median");
   s.feature_revisions = j.value("feature_revisions", std::map<std::string, int>{});

@@ -48,6 +48,9 @@ struct FeatureSpec {
   int format_version = kModelFormatVersion;
   std::string op;     // "gemm"
   std::string dtype;  // "fp32", "bf16", or "any" when trained on several
+  // The problems the model was trained on, by field values (data/where.h); "" = every problem
+  // of its op and dtype. Evaluation defaults to the same problems.
+  std::string where;
   HardwareProfile hardware;
   std::string schema;                    // name of the feature list the model was trained on
   std::vector<std::string> features;     // model column order

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "data/where.h"
 #include "model/classify.h"
 #include "model/feature_spec.h"
 #include "model/train_artifacts.h"
@@ -157,9 +158,12 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
 TrainResult train(const std::vector<data::Measurement>& measurements, const TrainOptions& given) {
   TrainOptions options = given;
   if (options.boosting.colsample < 0) options.boosting.colsample = default_colsample(options.op);
-  if (options.time_statistic == data::TimeStatistic::kMedian)
+  if (options.time_statistic == data::TimeStatistic::kMedian && options.where.empty())
     return train_on_times(measurements, options);
-  std::vector<data::Measurement> rows = measurements;
+  const data::ProblemWhere where(options.where);
+  std::vector<data::Measurement> rows;
+  for (const auto& m : measurements)
+    if (where.matches(m.problem)) rows.push_back(m);
   data::use_time_statistic(rows, options.time_statistic);
   return train_on_times(rows, options);
 }

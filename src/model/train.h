@@ -34,7 +34,10 @@ struct TrainOptions {
   std::string op = std::string(default_operation().name());
   std::string data_op;  // the op of the measurements to train on; "" = op
   std::string dtype;    // train on this dtype only; "" = every dtype in the data
-  std::string schema;   // feature schema; "" = the engine's default (kselect)
+  // Train on the problems with these field values only (data/where.h, "dir=fwd,layout=nhwgc");
+  // "" = every problem. Recorded in the model (FeatureSpec::where), so eval picks the same.
+  std::string where;
+  std::string schema;  // feature schema; "" = the engine's default (kselect)
   // tflops, latency, bandwidth; empty = tflops, except for generic data in which no row has
   // TFLOPS > 0 (imported data often has only times): latency.
   std::vector<std::string> targets;

@@ -133,6 +133,7 @@ FeatureSpec training_spec(const TrainOptions& o, const std::string& dtype,
   spec.params = params_json(o);
   spec.engine_state = engine_state;
   if (o.data_op != o.op) spec.data_op = o.data_op;
+  spec.where = o.where;
   spec.time_statistic = data::to_string(o.time_statistic);
   return spec;
 }

@@ -1,5 +1,6 @@
 // End-to-end tests of the conv operation on the real binary: its rule sets through
-// `kselect configs` and `kselect rules check`, and a measured sweep through `kselect bench`.
+// `kselect configs` and `kselect rules check`, a measured sweep through `kselect bench`, and
+// learning on a tiny sweep: train, eval, predict, select and run (and --where).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -20,6 +21,11 @@ namespace {
 
 using testing::run_cli;
 using testing::TempDir;
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 TEST(ConvCli, ConfigsListsConvKernels) {
   auto tiny = run_cli({"configs", "--op", "conv", "--rules", "tiny"});
@@ -140,6 +146,97 @@ TEST(ConvCli, BenchMeasuresRealConvKernels) {
     }
   }
   EXPECT_EQ(valid_per_problem.size(), 2u);  // every problem ran kernels of its direction
+}
+
+// A tiny sweep (the `tiny` set on six small problems, four forward geometries and one of each
+// backward direction), trained with few trees, then every learning verb on it.
+TEST(ConvCli, LearnsAndSelectsFromATinySweep) {
+  TempDir dir;
+  const std::string shapes = dir.file("conv.csv"), db = dir.file("conv.sqlite");
+  const std::string all = dir.file("all"), fwd = dir.file("fwd");
+  {
+    std::ofstream out(shapes);
+    out << "n,c,k,g,hi,wi,y,x,pad_h,pad_w,stride_h,stride_w,dir,dtype\n"
+           "1,16,16,1,8,8,3,3,1,1,1,1,fwd,fp32\n"
+           "1,16,32,1,6,6,1,1,0,0,1,1,fwd,fp32\n"
+           "2,8,16,2,6,6,3,3,1,1,2,2,fwd,fp32\n"
+           "1,32,16,1,5,5,3,3,0,0,1,1,fwd,fp32\n"
+           "1,16,16,1,8,8,3,3,1,1,1,1,bwd_data,fp32\n"
+           "1,16,16,1,8,8,1,1,0,0,1,1,bwd_weight,fp32\n";
+  }
+  auto sweep = run_cli({"bench", "--op", "conv", "--rules", "tiny", "--shapes", shapes, "--db", db,
+                        "--threads", "1", "--warmup", "1", "--repeat", "2", "--no-progress"});
+  ASSERT_EQ(sweep.code, 0) << sweep.out;
+
+  const std::vector<std::string> quick = {"--folds",   "2", "--trees",          "5",
+                                          "--threads", "1", "--early-stopping", "5"};
+  auto train_args = [&](std::vector<std::string> args) {
+    args.insert(args.end(), quick.begin(), quick.end());
+    return args;
+  };
+  auto train = run_cli(train_args({"train", "--db", db, "--out", all, "--json"}));
+  ASSERT_EQ(train.code, 0) << train.out;
+  const auto trained = nlohmann::json::parse(train.out);
+  // Six problems, five geometries: the bwd_data problem is the first forward one's geometry,
+  // and a geometry's directions share a fold.
+  EXPECT_EQ(trained["unique_shapes"], 5);
+  auto spec = nlohmann::json::parse(read_text(all + "/feature_spec.json"));
+  EXPECT_EQ(spec["op"], "conv");
+  EXPECT_EQ(spec["schema"], "kselect");
+  EXPECT_FALSE(spec.contains("where"));
+
+  auto eval = run_cli({"eval", "--model", all, "--db", db, "--rules", "tiny", "--json"});
+  ASSERT_EQ(eval.code, 0) << eval.out;
+  auto report = nlohmann::json::parse(eval.out);
+  EXPECT_EQ(report["problems"], 6);
+  EXPECT_EQ(report["slices"]["direction"]["fwd"]["problems"], 4);
+  EXPECT_EQ(report["slices"]["ndim"]["2d"]["problems"], 6);
+  const double mean = report["efficiency"]["mean"].get<double>();
+  EXPECT_GT(mean, 0.0);
+  EXPECT_LE(mean, 1.0);
+
+  // ck97 trains and evaluates through the same verbs.
+  const std::string ck = dir.file("ck97");
+  ASSERT_EQ(run_cli(train_args({"train", "--db", db, "--out", ck, "--schema", "ck97"})).code, 0);
+  EXPECT_EQ(nlohmann::json::parse(read_text(ck + "/feature_spec.json"))["feature_names"].size(),
+            97u);
+
+  // --where: a forward-only model, recorded in it and taken by eval and features.
+  auto where =
+      run_cli(train_args({"train", "--db", db, "--out", fwd, "--where", "dir=fwd", "--json"}));
+  ASSERT_EQ(where.code, 0) << where.out;
+  EXPECT_EQ(nlohmann::json::parse(where.out)["unique_shapes"], 4);
+  EXPECT_EQ(nlohmann::json::parse(read_text(fwd + "/feature_spec.json"))["where"], "dir=fwd");
+  auto fwd_eval = run_cli({"eval", "--model", fwd, "--db", db, "--rules", "tiny", "--json"});
+  ASSERT_EQ(fwd_eval.code, 0) << fwd_eval.out;
+  EXPECT_EQ(nlohmann::json::parse(fwd_eval.out)["problems"], 4);
+  auto table = run_cli({"features", "--db", db, "--where", "dir!=fwd,layout=nhwgc"});
+  ASSERT_EQ(table.code, 0) << table.out;
+  EXPECT_EQ(table.out.find("dir=fwd"), std::string::npos);
+  EXPECT_NE(table.out.find("dir=bwd_data"), std::string::npos);
+  EXPECT_EQ(run_cli({"train", "--db", db, "--out", dir.file("bad"), "--where", "dir"}).code,
+            kExitInput);
+
+  const std::string problem = "n=1,c=16,k=16,hi=8,wi=8,y=3,x=3,pad_h=1,pad_w=1,dir=fwd,dtype=fp32";
+  auto predict =
+      run_cli({"predict", "--model", all, "--problem", problem, "--rules", "tiny", "--json"});
+  ASSERT_EQ(predict.code, 0) << predict.out;
+  const auto ranked = nlohmann::json::parse(predict.out)["ranked"];
+  ASSERT_FALSE(ranked.empty()) << predict.out;
+  for (const auto& k : ranked)
+    EXPECT_EQ(k["kernel"].get<std::string>().rfind("grouped_conv_fwd_fp32_nhwgc_2d", 0), 0u) << k;
+
+  auto select = run_cli({"select", "--model", all, "--op", "conv", "--problem", problem, "--rules",
+                         "tiny", "--strategy", "ml", "--require-model", "--json"});
+  ASSERT_EQ(select.code, 0) << select.out;
+  const auto decision = nlohmann::json::parse(select.out);
+  EXPECT_EQ(decision["level"], "model") << select.out;
+  auto run = run_cli({"run", "--model", all, "--op", "conv", "--problem", problem, "--rules",
+                      "tiny", "--strategy", "ml", "--require-model", "--runs", "2", "--json"});
+  ASSERT_EQ(run.code, 0) << run.out;
+  const auto ran = nlohmann::json::parse(run.out);
+  EXPECT_TRUE(ran["verified"].get<bool>());
+  EXPECT_EQ(ran["kernel"], decision["kernel"]);
 }
 
 }  // namespace

@@ -13,9 +13,11 @@
 #include "core/error.h"
 #include "core/text.h"
 #include "ops/conv/config.h"
+#include "ops/conv/features.h"
 #include "ops/conv/kernel.h"
 #include "ops/conv/problem.h"
 #include "ops/conv/reference.h"
+#include "ops/conv/report.h"
 #include "ops/conv/rule_sets.h"
 #include "ops/conv/shapes.h"
 #include "ops/cpu_gemm_core/bf16.h"
@@ -265,6 +267,16 @@ class ConvOperation : public Operation {
   // imported under conv is not one.
   bool owns_kernel(std::string_view kernel) const override {
     return ConvConfig::from_name(kernel).has_value();
+  }
+
+  std::unique_ptr<features::FeatureEngine> make_feature_engine(
+      const HardwareProfile& hardware, const nlohmann::json&) const override {
+    return std::make_unique<ConvFeatureEngine>(hardware);
+  }
+
+  ReportGroups report_groups(std::string_view problem, std::string_view picked,
+                             int cores) const override {
+    return conv::report_groups(problem, picked, cores);
   }
 
   std::vector<std::string> shape_families() const override { return conv::shape_families(); }

@@ -3,58 +3,52 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "core/error.h"
+#include "ops/cpu_gemm_cost/cycle_estimate.h"
 
 namespace kselect::gemm {
 
 namespace {
 
-// CK's first 43 features (problem, kernel, interaction), in CK's order.
-const std::vector<std::string> kCkCore = {"M",
-                                          "N",
-                                          "K",
-                                          "split_k",
-                                          "log2_M",
-                                          "log2_N",
-                                          "log2_K",
-                                          "log2_MNK",
-                                          "arithmetic_intensity",
-                                          "aspect_ratio_mn",
-                                          "aspect_ratio_mk",
-                                          "aspect_ratio_nk",
-                                          "layout",
-                                          "tile_m",
-                                          "tile_n",
-                                          "tile_k",
-                                          "warp_m",
-                                          "warp_n",
-                                          "warp_k",
-                                          "warp_tile_m",
-                                          "warp_tile_n",
-                                          "warp_tile_k",
-                                          "pipeline",
-                                          "scheduler",
-                                          "epilogue",
-                                          "pad_m",
-                                          "pad_n",
-                                          "pad_k",
-                                          "persistent",
-                                          "num_warps",
-                                          "tile_volume",
-                                          "tile_mn",
-                                          "lds_usage_estimate",
-                                          "lds_usage_ratio",
-                                          "num_tiles_m",
-                                          "num_tiles_n",
-                                          "num_tiles_k",
-                                          "total_output_tiles",
-                                          "tile_eff_m",
-                                          "tile_eff_n",
-                                          "tile_eff_k",
-                                          "overall_tile_efficiency",
-                                          "cu_utilization"};
+// CK's first 34 features (problem, kernel), in CK's order; its tile counts follow
+// (features::ck_tile_names).
+const std::vector<std::string> kCkProblemKernel = {"M",
+                                                   "N",
+                                                   "K",
+                                                   "split_k",
+                                                   "log2_M",
+                                                   "log2_N",
+                                                   "log2_K",
+                                                   "log2_MNK",
+                                                   "arithmetic_intensity",
+                                                   "aspect_ratio_mn",
+                                                   "aspect_ratio_mk",
+                                                   "aspect_ratio_nk",
+                                                   "layout",
+                                                   "tile_m",
+                                                   "tile_n",
+                                                   "tile_k",
+                                                   "warp_m",
+                                                   "warp_n",
+                                                   "warp_k",
+                                                   "warp_tile_m",
+                                                   "warp_tile_n",
+                                                   "warp_tile_k",
+                                                   "pipeline",
+                                                   "scheduler",
+                                                   "epilogue",
+                                                   "pad_m",
+                                                   "pad_n",
+                                                   "pad_k",
+                                                   "persistent",
+                                                   "num_warps",
+                                                   "tile_volume",
+                                                   "tile_mn",
+                                                   "lds_usage_estimate",
+                                                   "lds_usage_ratio"};
 
 // The 17 features CK's 72-feature version inserts after cu_utilization.
 const std::vector<std::string> kCk72Additions = {"ratio_M_to_tile_m",
@@ -114,23 +108,15 @@ constexpr int kFullCount = 43 + 17 + 12 + 33;
 
 const std::vector<std::string> kCategorical = {"layout", "pipeline", "scheduler", "epilogue"};
 
-std::vector<std::string> concat(std::initializer_list<const std::vector<std::string>*> parts) {
-  std::vector<std::string> out;
-  for (const auto* p : parts) out.insert(out.end(), p->begin(), p->end());
-  return out;
-}
-
-std::vector<std::string> hardware_names() {
-  const auto& hw = features::hardware_feature_names();
-  return {hw.begin(), hw.end()};
-}
-
 const std::vector<features::Schema>& schemas() {
-  static const std::vector<std::string> hw = hardware_names();
+  using features::concat_names;
+  static const std::vector<std::string> hw = features::hardware_name_list();
+  static const std::vector<std::string> kCkCore =
+      concat_names({&kCkProblemKernel, &features::ck_tile_names()});
   static const std::vector<features::Schema> all = {
-      {"kselect", concat({&kCkCore, &kCk72Additions, &hw, &kCpuAdditions}), kCategorical},
-      {"ck72", concat({&kCkCore, &kCk72Additions, &hw}), kCategorical},
-      {"ck55", concat({&kCkCore, &hw}), kCategorical},
+      {"kselect", concat_names({&kCkCore, &kCk72Additions, &hw, &kCpuAdditions}), kCategorical},
+      {"ck72", concat_names({&kCkCore, &kCk72Additions, &hw}), kCategorical},
+      {"ck55", concat_names({&kCkCore, &hw}), kCategorical},
   };
   return all;
 }
@@ -139,27 +125,11 @@ const std::vector<std::string>& full_names() {
   return schemas().front().features;
 }
 
-double ceil_div(double a, double b) {
-  return std::ceil(a / std::max(b, 1.0));
-}
-// CK's tile efficiency: the fill of the last tile, 1 when the tile divides the dimension.
-double ck_tile_eff(double dim, double tile) {
-  double rem = std::fmod(dim, tile);
-  return rem > 0 ? rem / tile : 1.0;
-}
-// Useful fraction of the padded extent: dim / (tiles * tile).
-double fill(double dim, double tile) {
-  return dim / (ceil_div(dim, tile) * tile);
-}
-double flag(bool b) {
-  return b ? 1.0 : 0.0;
-}
-// Micro-kernel calls along one dimension: the dimension is cut into warp blocks of `sub`, each
-// walked in register tiles of `micro`; the last block may be partial.
-double micro_calls(double dim, double sub, double micro) {
-  const double full_blocks = std::floor(dim / sub), rest = dim - full_blocks * sub;
-  return full_blocks * ceil_div(sub, micro) + ceil_div(rest, micro);
-}
+using kernels::ceil_div;
+using kernels::micro_calls;
+
+using features::flag;
+using features::tile_fill;
 
 constexpr std::int64_t kCacheLineBytes = 64;
 
@@ -273,48 +243,29 @@ class SetLinesMemo {
   std::unordered_map<Window, double, Hash> seen_;
 };
 
-// A rough cycle count of one run of the CPU driver on one core, split into the parts whose
-// balance decides between kernels: the micro-kernel's inner loop (FMA or load bound, one step
-// per K element or bf16 pair: the unrolled loop's remainder runs step by step, so K is not
-// padded to the unroll; register tiles padded at the edges), C updates (a store per register
-// vector, plus a load on every K slice but a part's first) and per-call set-up, packing, the
-// cshuffle epilogue's copy of each staged tile into C, and per-task and split-K overheads.
-// Vector width, FMA ports and bf16 pairs come from the hardware; the other constants are those
-// of a generic AVX-512 core (two load ports, one store per cycle). Trees correct them, but sums
-// and products of several counts are what trees cannot build from single splits.
-struct CycleEstimate {
-  double total, pack, overhead;
-};
-
-CycleEstimate estimate_cycles(const GemmProblem& p, const GemmConfig& c, const DriverCosts& d,
-                              const features::HardwareFeatures& hw) {
-  const double lanes = std::max(hw.wavefront_size, 1.0), ports = std::max(hw.simds_per_cu, 1.0);
+// The shared driver's cycle estimate (ops/cpu_gemm_cost/) of this GEMM: bf16 K pairs with
+// vdpbf16ps (mem, and every kernel without it, widens bf16 to fp32), mem's element-by-element
+// reads of a column-major B, and what the pipeline packs (compv3 B, compv4 also the A block of
+// every column of tiles; mem nothing), 16 bytes a cycle.
+kernels::CycleEstimate estimate_cycles(const GemmProblem& p, const GemmConfig& c,
+                                       const features::HardwareFeatures& hw) {
   const double m = double(p.m), n = double(p.n), k = double(p.k), bpe = bytes_per_element(p.dtype);
-  const double sub_m = double(c.tile_m) / c.warp_m, sub_n = double(c.tile_n) / c.warp_n;
-  const double ks = double(c.tile_k) / c.warp_k, mr = c.warp_tile_m, nr = c.warp_tile_n;
+  const double sub_n = double(c.tile_n) / c.warp_n, mr = c.warp_tile_m, nr = c.warp_tile_n;
   const bool is_mem = c.pipeline == Pipeline::kMem;
-  // vdpbf16ps multiplies K in pairs; mem, and every kernel without it, widens bf16 to fp32.
-  const double pair = p.dtype == DType::kBf16 && !is_mem && hw.bf16_dot ? 2.0 : 1.0;
-  const double slices = d.k_slices, tail = k - (slices - 1) * ks;
-  const double k_steps = (slices - 1) * std::ceil(ks / pair) + std::ceil(tail / pair);
-  const double vectors = std::ceil(nr / lanes);
-  // mem reads column-major B element by element (gathers): a vector costs a load per lane.
-  const double b_loads = is_mem && !b_row_major(p.layout) ? vectors * lanes : vectors;
-  const double steps = d.register_tiles * k_steps;
-  const double inner = steps * std::max(mr * vectors / ports, (b_loads + mr) / 2.0);
-  const double parts = double(p.split_k) * c.warp_k;
-  const double c_loads = d.register_tiles * std::max(slices - parts, 0.0) * mr * vectors;
-  const double c_updates = d.calls * mr * vectors + c_loads + 20.0 * d.calls;
+  kernels::BlockedGemm g;
+  g.m = m, g.n = n, g.k = k;
+  g.tile_m = c.tile_m, g.tile_n = c.tile_n, g.tile_k = c.tile_k;
+  g.warp_m = c.warp_m, g.warp_n = c.warp_n, g.warp_k = c.warp_k;
+  g.mr = mr, g.nr = nr;
+  g.parts = double(p.split_k) * c.warp_k;
+  g.k_pair = p.dtype == DType::kBf16 && !is_mem && hw.bf16_dot ? 2.0 : 1.0;
+  g.b_lane_loads = is_mem && !b_row_major(p.layout);
+  g.cshuffle = c.epilogue == Epilogue::kCShuffle;
   const double n_padded = ceil_div(n, nr) * nr, m_padded = ceil_div(m, mr) * mr;
   const double packed_a = c.pipeline == Pipeline::kCompV4 ? m_padded * k * ceil_div(n, sub_n) : 0.0;
   const double packed = is_mem ? 0.0 : (k * n_padded + packed_a) * bpe;
-  const double pack = packed / 16.0;
-  const double tasks = ceil_div(m, sub_m) * ceil_div(n, sub_n) * parts;
-  const double reduce = (parts - 1) * m * n / lanes * 3.0;
-  // cshuffle copies every staged vector into C: a load and a store, one store per cycle.
-  const double shuffle = c.epilogue == Epilogue::kCShuffle ? parts * m * n / lanes : 0.0;
-  const double overhead = c_updates + 200.0 * tasks + reduce + shuffle;
-  return {inner + pack + overhead, pack, overhead};
+  g.copy_cycles = packed / 16.0;
+  return kernels::estimate_cycles(g, hw.wavefront_size, hw.simds_per_cu);
 }
 
 // All features of one (problem, kernel) pair in the full `kselect` order.
@@ -328,12 +279,10 @@ void compute_row(const GemmProblem& p, const GemmConfig& c, const features::Hard
   const double lds = (tm * tk + tn * tk) * bpe;
   // CK halves the LDS budget of compv4 (double-buffered panels).
   const double lds_cap = c.pipeline == Pipeline::kCompV4 ? hw.lds_capacity / 2 : hw.lds_capacity;
-  const double tiles_m = ceil_div(m, tm), tiles_n = ceil_div(n, tn), tiles_k = ceil_div(k, tk);
-  const double out_tiles = tiles_m * tiles_n;
+  const double tiles_n = ceil_div(n, tn), out_tiles = ceil_div(m, tm) * tiles_n;
   const bool need_m = std::fmod(m, tm) != 0, need_n = std::fmod(n, tn) != 0,
              need_k = std::fmod(k, tk) != 0;
   const bool miss_m = need_m && !c.pad_m, miss_n = need_n && !c.pad_n, miss_k = need_k && !c.pad_k;
-  const double eff_m = ck_tile_eff(m, tm), eff_n = ck_tile_eff(n, tn), eff_k = ck_tile_eff(k, tk);
   const double tasks = out_tiles * sk;
   const double rounds = ceil_div(tasks, hw.num_cus);
   const double lanes = std::max(hw.wavefront_size, 1.0);
@@ -345,10 +294,11 @@ void compute_row(const GemmProblem& p, const GemmConfig& c, const features::Hard
                         : c.pipeline == Pipeline::kCompV3 ? k * n * bpe
                                                           : (k * n + m * k * tiles_n) * bpe;
   const DriverCosts driver = driver_costs(m, n, k, sk, bpe, p.layout, c);
-  const CycleEstimate cycles = estimate_cycles(p, c, driver, hw);
+  const kernels::CycleEstimate cycles = estimate_cycles(p, c, hw);
 
-  const double values[] = {
-      // CK core (43)
+  features::RowWriter row(v);
+  // CK core: problem and kernel (34)
+  row({
       m,
       n,
       k,
@@ -383,22 +333,10 @@ void compute_row(const GemmProblem& p, const GemmConfig& c, const features::Hard
       tm * tn,
       lds,
       lds / std::max(lds_cap, 1.0),
-      tiles_m,
-      tiles_n,
-      tiles_k,
-      out_tiles,
-      eff_m,
-      eff_n,
-      eff_k,
-      eff_m * eff_n * eff_k,
-      out_tiles / std::max(hw.num_cus, 1.0),
-      // CK 72 additions (17)
-      m / tm,
-      n / tn,
-      k / tk,
-      flag(m < tm),
-      flag(n < tn),
-      flag(k < tk),
+  });
+  // CK's tile fit (9) and the first six of CK 72's additions
+  row(features::ck_tile_fit(m, n, k, tm, tn, tk, 1, hw.num_cus));
+  row({
       flag(m < tm || n < tn || k < tk),
       flag(need_m),
       flag(need_n),
@@ -410,31 +348,12 @@ void compute_row(const GemmProblem& p, const GemmConfig& c, const features::Hard
       flag(miss_n),
       flag(miss_k),
       flag(miss_m || miss_n || miss_k),
-      // hardware (12)
-      hw.num_cus,
-      hw.simds_per_cu,
-      hw.total_simds,
-      hw.shader_engines,
-      hw.max_clock_mhz,
-      hw.max_waves_per_cu,
-      hw.wavefront_size,
-      hw.lds_capacity,
-      hw.l1_kb,
-      hw.l2_kb,
-      hw.l3_kb,
-      hw.num_xcd,
-      // CPU additions
-      bpe,
-      flag(a_row_major(p.layout)),
-      flag(b_row_major(p.layout)),
-      fill(m, tm),
-      fill(n, tn),
-      fill(k, tk),
-      fill(m, tm) * fill(n, tn) * fill(k, tk),
-      fill(m, wtm),
-      fill(n, wtn),
-      ceil_div(tm, wtm) * ceil_div(tn, wtn),
-      std::ceil(wtm * wtn / lanes),
+  });
+  row(hw.values());
+  // CPU additions
+  row({bpe, flag(a_row_major(p.layout)), flag(b_row_major(p.layout))});
+  row(kernels::tile_use(m, n, k, tm, tn, tk, wtm, wtn, lanes));
+  row({
       tasks,
       rounds,
       tasks / (rounds * std::max(hw.num_cus, 1.0)),
@@ -457,15 +376,14 @@ void compute_row(const GemmProblem& p, const GemmConfig& c, const features::Hard
       set_lines_of(driver.c_window),
       set_lines_of(driver.a_streams),
       set_lines_of(driver.b_streams),
-  };
-  static_assert(std::size(values) == kFullCount);
-  std::copy(std::begin(values), std::end(values), v);
+  });
+  if (row.written() != kFullCount) throw std::logic_error("GEMM feature row: wrong count");
 }
 
 }  // namespace
 
 GemmFeatureEngine::GemmFeatureEngine(const HardwareProfile& hardware)
-    : hardware_(hardware), hw_(features::hardware_features(hardware)) {}
+    : FixedSchemaEngine(hardware, schemas(), full_names(), "GEMM") {}
 
 // Revision 2 of the cycle estimate: one step per K element instead of K padded
 // to the unroll, C loads after a part's first slice only, cshuffle's copy into C.
@@ -476,48 +394,12 @@ std::map<std::string, int> GemmFeatureEngine::feature_revisions() const {
           {"est_overhead_share", 2}};
 }
 
-std::vector<std::string> GemmFeatureEngine::schema_names() const {
-  std::vector<std::string> names;
-  for (const auto& s : schemas()) names.push_back(s.name);
-  return names;
-}
-
-const std::string& GemmFeatureEngine::default_schema() const {
-  return schemas().front().name;
-}
-
-const features::Schema& GemmFeatureEngine::schema(std::string_view name) const {
-  for (const auto& s : schemas())
-    if (s.name == name) return s;
-  throw InputError(
-      "", 0, "schema",
-      "unknown GEMM feature schema '" + std::string(name) + "' (known: kselect, ck72, ck55)");
-}
-
-const std::vector<std::string>& GemmFeatureEngine::all_features() const {
-  return full_names();
-}
-
-namespace {
-struct GemmKernelBlock : features::KernelBlock {
-  std::vector<GemmConfig> configs;
-  std::size_t size() const override { return configs.size(); }
-  std::unique_ptr<features::KernelBlock> subset(
-      std::span<const std::uint32_t> rows) const override {
-    auto out = std::make_unique<GemmKernelBlock>();
-    out->configs.reserve(rows.size());
-    for (std::uint32_t r : rows) out->configs.push_back(configs.at(r));
-    return out;
-  }
-};
-}  // namespace
+using GemmKernelBlock = features::ConfigBlock<GemmConfig>;
 
 std::unique_ptr<features::KernelBlock> GemmFeatureEngine::prepare(
     std::span<const std::string> kernels) const {
-  auto block = std::make_unique<GemmKernelBlock>();
-  block->configs.reserve(kernels.size());
-  for (const auto& name : kernels) block->configs.push_back(GemmConfig::parse_name(name));
-  return block;
+  return GemmKernelBlock::parse(
+      kernels, [](const std::string& name) { return GemmConfig::parse_name(name); });
 }
 
 void GemmFeatureEngine::extract_configs(const GemmProblem& problem,
@@ -526,7 +408,7 @@ void GemmFeatureEngine::extract_configs(const GemmProblem& problem,
   double row[kFullCount];
   SetLinesMemo set_lines_of;
   for (const GemmConfig& c : configs) {
-    compute_row(problem, c, hw_, set_lines_of, row);
+    compute_row(problem, c, hw_features(), set_lines_of, row);
     for (int col : columns) *out++ = float(row[col]);
   }
 }

@@ -7,23 +7,17 @@
 #include <span>
 #include <vector>
 
-#include "features/engine.h"
-#include "features/hardware_features.h"
+#include "features/fixed_schema_engine.h"
 #include "ops/gemm/config.h"
 #include "ops/gemm/problem.h"
 
 namespace kselect::gemm {
 
-class GemmFeatureEngine : public features::FeatureEngine {
+class GemmFeatureEngine : public features::FixedSchemaEngine {
  public:
   explicit GemmFeatureEngine(const HardwareProfile& hardware);
 
   std::string_view op() const override { return "gemm"; }
-  std::vector<std::string> schema_names() const override;
-  const std::string& default_schema() const override;
-  const features::Schema& schema(std::string_view name) const override;
-  const HardwareProfile& hardware() const override { return hardware_; }
-  const std::vector<std::string>& all_features() const override;
   std::map<std::string, int> feature_revisions() const override;
   // est_flops_per_cycle: the cycle estimate's FLOPs per cycle (docs/features.md).
   std::string throughput_prior() const override { return "est_flops_per_cycle"; }
@@ -37,10 +31,6 @@ class GemmFeatureEngine : public features::FeatureEngine {
   // The typed path under extract_rows(): rows of `columns` (indices into all_features()).
   void extract_configs(const GemmProblem& problem, std::span<const GemmConfig> configs,
                        std::span<const int> columns, float* out) const;
-
- private:
-  HardwareProfile hardware_;
-  features::HardwareFeatures hw_;
 };
 
 }  // namespace kselect::gemm

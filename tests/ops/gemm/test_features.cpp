@@ -7,6 +7,7 @@
 #include <cstring>
 #include <set>
 
+#include "../../features/feature_row.h"
 #include "../../model/train_fixture.h"
 #include "core/error.h"
 #include "ops/gemm/rule_sets.h"
@@ -19,16 +20,7 @@ HardwareProfile test_hardware(int cores = 2) {
 }
 
 // Feature values of one pair by name.
-struct Row {
-  std::vector<std::string> names;
-  std::vector<float> values;
-  float operator[](const std::string& name) const {
-    for (size_t i = 0; i < names.size(); ++i)
-      if (names[i] == name) return values[i];
-    ADD_FAILURE() << "no feature " << name;
-    return NAN;
-  }
-};
+using Row = kselect::testing::FeatureRow;
 
 Row features_of(const GemmProblem& p, const GemmConfig& c, const HardwareProfile& hw,
                 const std::string& schema = "kselect") {
