@@ -83,26 +83,42 @@ struct Proposal {
 // The next `count` configurations to measure: the highest mean + kappa x spread of a
 // bootstrap ensemble fitted to the measurements so far (log speed relative to the best
 // measured one; a failure counts as kFailedRelativeSpeed of it).
+// The expected gain takes the model's own error into account, not only the members' spread:
+// trees never predict above the best label, and bootstrap members agree where they have seen
+// nothing, so their spread alone calls an unexplored landscape mapped. Each member's error on
+// the measurements its resample left out (out of bag), over the better half of them (the
+// region a gain would come from), widens every guess.
 Proposal propose(const std::vector<float>& x, std::size_t cols,
                  const std::vector<std::size_t>& measured, const std::vector<double>& speed,
                  const std::vector<bool>& is_measured, std::size_t count, const TuneOptions& o,
                  Random& random) {
   double best = 0;
   for (double v : speed) best = std::max(best, v);
+  std::vector<float> labels;
+  for (double v : speed) labels.push_back(float(best > 0 ? log_relative(v, best) : 0));
+  std::vector<float> sorted = labels;
+  std::sort(sorted.begin(), sorted.end());
+  const float better_half = sorted.empty() ? 0.f : sorted[sorted.size() / 2];
   std::vector<std::size_t> open;
   for (std::size_t c = 0; c < is_measured.size(); ++c)
     if (!is_measured[c]) open.push_back(c);
-  std::vector<float> open_x;
+  std::vector<float> open_x, measured_x;
   open_x.reserve(open.size() * cols);
   for (std::size_t c : open) open_x.insert(open_x.end(), &x[c * cols], &x[(c + 1) * cols]);
+  for (std::size_t c : measured)
+    measured_x.insert(measured_x.end(), &x[c * cols], &x[(c + 1) * cols]);
   std::vector<double> sum(open.size(), 0), sum_sq(open.size(), 0);
+  double oob_sq = 0;
+  std::size_t oob_count = 0;
   for (std::size_t e = 0; e < o.ensemble; ++e) {
     model::LabelledRows rows;
+    std::vector<bool> in_bag(measured.size(), false);
     for (std::size_t i = 0; i < measured.size(); ++i) {
       const std::size_t pick = random.index(measured.size());
+      in_bag[pick] = true;
       const std::size_t c = measured[pick];
       rows.x.insert(rows.x.end(), &x[c * cols], &x[(c + 1) * cols]);
-      rows.labels.push_back(float(best > 0 ? log_relative(speed[pick], best) : 0));
+      rows.labels.push_back(labels[pick]);
     }
     const auto booster =
         model::fit_booster(rows, cols, ensemble_params(o, int(e)), model::Loss::kSquaredError);
@@ -111,15 +127,26 @@ Proposal propose(const std::vector<float>& x, std::size_t cols,
       sum[i] += predicted[i];
       sum_sq[i] += double(predicted[i]) * predicted[i];
     }
+    if (o.min_gain <= 0) continue;  // the error only serves the stop rule
+    const auto fitted = model::predict_rows(*booster, measured_x, cols, 1);
+    for (std::size_t i = 0; i < measured.size(); ++i)
+      if (!in_bag[i] && labels[i] >= better_half) {
+        oob_sq += double(fitted[i] - labels[i]) * (fitted[i] - labels[i]);
+        ++oob_count;
+      }
   }
   const double n = double(o.ensemble);
+  // No out-of-bag row: nothing says how wrong the model is, so nothing says to stop.
+  const double model_error =
+      oob_count ? std::sqrt(oob_sq / double(oob_count)) : std::numeric_limits<double>::infinity();
   std::vector<double> acquisition(open.size());
   Proposal out;
   for (std::size_t i = 0; i < open.size(); ++i) {
     const double mean = sum[i] / n;
     const double spread = std::sqrt(std::max(0.0, sum_sq[i] / n - mean * mean));
     acquisition[i] = mean + o.kappa * spread;
-    out.expected_gain = std::max(out.expected_gain, expected_improvement(mean, spread));
+    const double doubt = std::hypot(spread, model_error);
+    out.expected_gain = std::max(out.expected_gain, expected_improvement(mean, doubt));
   }
   out.expected_gain = std::expm1(out.expected_gain);  // log speed -> fraction
   std::vector<std::size_t> order(open.size());

@@ -96,7 +96,8 @@ TEST(EvalProtocolsCli, AnImportedFindDbIsConvDataTheGenericOpLearns) {
   auto eval = run_cli({"eval", "--db", db, "--model", model, "--json"});
   ASSERT_EQ(eval.code, 0) << eval.out;
 
-  auto own = run_cli({"train", "--db", db, "--op", "conv", "--out", dir.file("m2")});
+  auto own = run_cli({"train", "--db", db, "--op", "conv", "--out", dir.file("m2")},
+                     /*with_stderr=*/true);
   EXPECT_EQ(own.code, 3);
   EXPECT_NE(own.out.find("only --op generic learns from"), std::string::npos) << own.out;
 }

@@ -22,7 +22,11 @@ TEST(ImportedProblems, KeepTimedRowsAndEveryMeasuredKernelPerProblem) {
       row("generic", "c=1,dir=F", "failed", 1.0, /*valid=*/false),
       row("generic", "c=1,dir=F", "fast", 2.0),
       row("generic", "c=1,dir=F", "untimed", std::numeric_limits<double>::infinity()),
-      row("gemm", "c=1,dir=F", "other_op", 0.5),
+      // A kernel the gemm op owns: measured by kselect, not imported.
+      row("gemm", "c=1,dir=F",
+          "gemm_universal_fp32_rcr_mem_default_intrawave_True_True_True_False_1x32x256_1x1x1_"
+          "1x16x2",
+          0.5),
       row("generic", "c=2,dir=F", "failed", 1.0, /*valid=*/false),
   };
   auto problems = collect_imported_problems(rows);

@@ -32,7 +32,7 @@ TEST(LiveTune, MeasuresDistinctSupportingKernelsAndJudgesThemAgainstAllOfThem) {
   LiveTuneOptions o = small_gemm("model", 7);
   o.exhaustive = true;
   const LiveTuneResult r = live_tune(o);
-  EXPECT_EQ(r.problem, "m=48,n=64,k=96,dtype=fp32,layout=rcr");
+  EXPECT_EQ(r.problem, "m=48,n=64,k=96,layout=rcr,dtype=fp32");
   EXPECT_GT(r.candidates, 7u);
   EXPECT_LE(r.candidates, r.space_size);
   ASSERT_EQ(r.measured.size(), 7u);
