@@ -395,7 +395,9 @@ ImportSummary import_file(const std::string& path, std::string_view format,
 ImportSummary import_file(const std::string& path, const Importer& importer,
                           const std::string& db_path, const ImportRunOptions& options) {
   auto start = std::chrono::steady_clock::now();
-  const Operation& op = find_operation(importer.op());  // InputError listing the known ops
+  // InputError listing the known ops; "" is the op that learns from imported data.
+  const Operation& op =
+      importer.op().empty() ? imported_data_operation() : find_operation(importer.op());
   ImportSummary summary;
   summary.file = path;
   summary.format = std::string(importer.format());

@@ -73,9 +73,9 @@ class Importer {
   }
   // The registered operation whose problems the rows are, which the driver stores them under
   // after checking each problem with that op's codec (Operation::canonical_problem): "conv" for
-  // convolutions (conv::Problem's texts). The base: the op that learns from imported data
-  // (imported_data_operation()), whose problems are any key=value fields, for data that is no
-  // registered op's.
+  // convolutions (conv::Problem's texts). The base: "", the op that learns from imported data
+  // (imported_data_operation(), resolved by the driver: importers and the fuzzers that run them
+  // need no op registry), whose problems are any key=value fields, for data no registered op's.
   virtual std::string_view op() const;
   // Bumped when the same file starts to import as different rows (other problem texts or
   // times). It is part of the import run's settings key from 2 on, so re-importing a file into

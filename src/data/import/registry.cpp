@@ -2,7 +2,6 @@
 #include "core/text.h"
 #include "data/import/formats.h"
 #include "data/import/importer.h"
-#include "ops/operation.h"
 
 namespace kselect::importers {
 
@@ -22,7 +21,7 @@ const std::vector<const Importer*>& registry() {
 }  // namespace
 
 std::string_view Importer::op() const {
-  return imported_data_operation().name();
+  return {};
 }
 
 std::vector<const Importer*> importers() {
