@@ -18,6 +18,10 @@ namespace kselect::search {
 
 namespace {
 
+double speed_of(const LiveMeasurement& m) {
+  return std::isfinite(m.ms) && m.ms > 0 ? 1.0 / m.ms : 0.0;
+}
+
 // Real runs of the catalogue's kernels, logged in the order measured.
 class LiveSource : public MeasurementSource {
  public:
@@ -38,7 +42,7 @@ class LiveSource : public MeasurementSource {
     for (const auto& m : select::measure_kernels(op_, catalogue_, problem_, kernels, options_)) {
       const bool ran = m.error.empty() && std::isfinite(m.ms) && m.ms > 0;
       log_.push_back({catalogue_.name(m.kernel), ran ? m.ms : std::nan(""), m.error});
-      speeds.push_back(ran ? 1.0 / m.ms : 0.0);
+      speeds.push_back(speed_of(log_.back()));
       progress_.update(++done_, log_.back().kernel);
     }
     return speeds;
@@ -53,10 +57,6 @@ class LiveSource : public MeasurementSource {
   Progress& progress_;
   long& done_;
 };
-
-double speed_of(const LiveMeasurement& m) {
-  return std::isfinite(m.ms) && m.ms > 0 ? 1.0 / m.ms : 0.0;
-}
 
 // The first run measurement after which the best so far is within `fraction` of `best_speed`;
 // 0 when none is.
