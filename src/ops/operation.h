@@ -239,7 +239,9 @@ class Operation {
                                                  std::span<void* const> operands) const;
   virtual std::unique_ptr<Workload> make_workload(std::string_view problem,
                                                   unsigned seed) const = 0;
-  // Binds a supported kernel to a workload; throws InputError if it does not support it.
+  // Binds a supported kernel to a workload; throws InputError if it does not support it. A
+  // kernel may prepare constant operands when bound (conv packs its weights, as inference
+  // frameworks reorder weights once): bind again after changing a caller's weights.
   virtual std::unique_ptr<BoundKernel> bind(std::string_view kernel, Workload& workload,
                                             int threads) const = 0;
 };

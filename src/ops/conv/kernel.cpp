@@ -81,10 +81,25 @@ std::string ConvKernel::unsupported_reason(const Problem& p) const {
   return "";
 }
 
-void ConvKernel::run(const Problem& p, const cpu::ConvTensors& tensors, int threads) const {
+void ConvKernel::run(const Problem& p, const cpu::ConvTensors& tensors, int threads,
+                     const cpu::PackedWeights* packed) const {
+  check_supported(p);
+  impl_->driver.run(p, tensors, threads, packed);
+}
+
+std::shared_ptr<const cpu::PackedWeights> ConvKernel::pack_weights(const Problem& p,
+                                                                   const void* w) const {
+  check_supported(p);
+  return impl_->driver.pack_weights(p, w);
+}
+
+std::string ConvKernel::weight_layout() const {
+  return impl_->driver.weight_layout();
+}
+
+void ConvKernel::check_supported(const Problem& p) const {
   if (std::string why = unsupported_reason(p); !why.empty())
     throw InputError("", 0, "kernel", impl_->config.name() + " cannot run this problem: " + why);
-  impl_->driver.run(p, tensors, threads);
 }
 
 double ConvKernel::workspace_bytes(const Problem& p, int threads) const {

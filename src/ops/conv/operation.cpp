@@ -9,6 +9,10 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "core/text.h"
@@ -99,6 +103,21 @@ class ConvWorkload : public Workload {
 
   const Problem& conv() const { return problem_; }
   const cpu::ConvTensors& tensors() const { return sets_[current_]; }
+  size_t current_set() const { return current_; }
+  size_t set_count() const { return sets_.size(); }
+
+  // Set `set`'s weights packed for `kernel`'s weight layout, shared by every kernel of that
+  // layout bound to this workload (null where the kernel reads no weights). The workload's
+  // tensors are constant while kernels are bound to it, so packs are made once and kept.
+  std::shared_ptr<const cpu::PackedWeights> packed_weights(const ConvKernel& kernel, size_t set) {
+    const std::string layout = kernel.weight_layout();
+    if (layout.empty()) return nullptr;
+    auto& packs = packed_[layout];
+    if (packs.size() != sets_.size()) packs.assign(sets_.size(), nullptr);
+    if (!packs[set] || packs[set]->source != sets_[set].w)
+      packs[set] = kernel.pack_weights(problem_, sets_[set].w);
+    return packs[set];
+  }
 
   // Compares the whole result with the reference.
   std::string check_output() {
@@ -127,6 +146,8 @@ class ConvWorkload : public Workload {
 
   std::vector<cpu::ConvTensors> sets_;  // one, or the copies that calls rotate through
   size_t current_ = 0;
+  // Per weight layout, each set's packed weights (ConvKernel::pack_weights).
+  std::map<std::string, std::vector<std::shared_ptr<const cpu::PackedWeights>>> packed_;
 
  private:
   // A read tensor of the first set as values; the written one stays empty (the reference
@@ -184,6 +205,7 @@ class GeneratedConvWorkload final : public ConvWorkload {
   void rotate_operands(int copies) override {
     placed_.rotate(copies);
     current_ = 0;
+    packed_.clear();
     sets_ = placed_.views<cpu::ConvTensors>(
         [this](const void* first, const void* second, float* result) {
           return tensors_of(roles_of(), first, second, result);
@@ -210,20 +232,35 @@ class CallerConvWorkload final : public ConvWorkload {
   }
 };
 
+// Forward and backward data read the weights packed when bound (one pack per operand set,
+// shared with the workload's other kernels of the same weight layout), as an inference
+// framework reorders constant weights once: a kernel bound to a caller's buffers reads the
+// weights as they were when bound.
 class ConvBoundKernel : public BoundKernel {
  public:
   ConvBoundKernel(const ConvKernel& kernel, ConvWorkload& workload, int threads)
-      : kernel_(kernel), workload_(workload), threads_(threads) {}
+      : kernel_(kernel), workload_(workload), threads_(threads) {
+    pack();
+  }
   void run() override {
     workload_.advance();
-    kernel_.run(workload_.conv(), workload_.tensors(), threads_);
+    if (packs_.size() != workload_.set_count()) pack();  // the operands were rotated since
+    kernel_.run(workload_.conv(), workload_.tensors(), threads_,
+                packs_[workload_.current_set()].get());
   }
   std::string verify() override { return workload_.check_output(); }
 
  private:
+  void pack() {
+    packs_.clear();
+    for (size_t set = 0; set < workload_.set_count(); ++set)
+      packs_.push_back(workload_.packed_weights(kernel_, set));
+  }
+
   const ConvKernel& kernel_;
   ConvWorkload& workload_;
   int threads_;
+  std::vector<std::shared_ptr<const cpu::PackedWeights>> packs_;
 };
 
 // Why `k` cannot run `p`: the one answer of the op's unsupported_reason, by name or through a
@@ -341,14 +378,15 @@ class ConvOperation : public Operation {
 
   // The two read tensors as placed and as float values (while the reference is computed), the
   // result, the double reference, the K-split partial results (up to 8 parts) and each thread's
-  // gathered and packed blocks (bounded by the read tensors).
+  // gathered and packed blocks (bounded by the read tensors), and the packed weights (the read
+  // tensors again, for a few weight layouts).
   double workload_bytes(std::string_view problem) const override {
     const Problem p = parse_native_problem(problem);
     const Roles r = roles(*p.dir);
     const double read = double(elements(p, r.first) + elements(p, r.second));
     const double result = double(elements(p, r.result));
     return bytes_per_element(p) * read + 4 * read + 4 * result + 8 * result + 4 * 8 * result +
-           4 * read;
+           4 * read + 4 * 4 * read;
   }
 
   std::vector<std::string> operand_names(std::string_view problem) const override {

@@ -236,7 +236,7 @@ MicroFn pick_elems(const MicroSpec& s) {
     if (s.a_walk != AWalk::kM || s.b_walk != BWalk::kN) return nullptr;
     return &micro_fma<MR, NR, KU, Elem::kF32, Elem::kF32, AWalk::kM, BWalk::kN, kEdge>;
   }
-  if constexpr (KU >= 2) {
+  {  // KU = 1 too: conv's warp_tile_k 1 reads bf16 in place (GEMM's bf16 tiles unroll K by 2+)
     if (s.a_elem == Elem::kBf16 && s.b_elem == Elem::kBf16)
       return pick_walk<MR, NR, KU, Elem::kBf16, Elem::kBf16, kEdge>(s);
     if (s.a_elem == Elem::kBf16 && s.b_elem == Elem::kF32)

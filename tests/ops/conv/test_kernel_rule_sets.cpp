@@ -66,14 +66,15 @@ struct Case {
 };
 
 // "" when the kernel computes the reference exactly (the values are small integers, so every
-// sum is exact in fp32), else the first wrong element.
-std::string check(const ConvKernel& kernel, const Case& c, int threads) {
+// sum is exact in fp32), else the first wrong element; `packed`: reading its packed weights.
+std::string check(const ConvKernel& kernel, const Case& c, int threads,
+                  const cpu::PackedWeights* packed = nullptr) {
   std::vector<float> result(c.expected.size(), std::numeric_limits<float>::quiet_NaN());
-  kernel.run(c.p, c.tensors(result.data()), threads);
+  kernel.run(c.p, c.tensors(result.data()), threads, packed);
   for (size_t i = 0; i < result.size(); ++i)
     if (!(result[i] == c.expected[i]))
-      return "element " + std::to_string(i) + " is " + std::to_string(result[i]) + ", expected " +
-             std::to_string(c.expected[i]);
+      return std::string(packed ? "packed weights: " : "") + "element " + std::to_string(i) +
+             " is " + std::to_string(result[i]) + ", expected " + std::to_string(c.expected[i]);
   return "";
 }
 
@@ -104,6 +105,12 @@ TEST(ConvKernelRuleSets, EveryTestsConfigMatchesTheReference) {
       // barrier before the K-split reduction.
       ASSERT_EQ(check(kernel, c, 1 + int(i % 2)), "")
           << config.name() << " on " << native_text(c.p);
+      // The same run reading the weights packed once (forward, backward data).
+      const auto packed = kernel.pack_weights(c.p, c.tensors(nullptr).w);
+      ASSERT_EQ(packed == nullptr, config.dir == Direction::kBackwardWeight) << config.name();
+      if (packed)
+        ASSERT_EQ(check(kernel, c, 2 - int(i % 2), packed.get()), "")
+            << config.name() << " on " << native_text(c.p);
       ++runs;
     }
     EXPECT_GE(supported, 1) << config.name() << " ran on no test shape";
@@ -141,6 +148,47 @@ TEST(ConvKernelRuleSets, UnsupportedProblemsSayWhy) {
   EXPECT_THROW(kernel.run(problem("n=1,c=12,k=8,hi=4,wi=4,y=3,x=3,dir=fwd,dtype=fp32"),
                           {x.data(), w.data(), nullptr, y.data()}, 1),
                InputError);
+}
+
+// Packed weights serve every kernel of the same weight layout, and only the problem and the
+// weight tensor they were packed from.
+TEST(ConvKernelRuleSets, PackedWeightsAreSharedByLayoutAndRefusedElsewhere) {
+  const Case c(
+      parse_native_problem("n=2,c=16,k=24,hi=6,wi=5,y=3,x=3,pad_h=1,pad_w=1,dir=fwd,dtype=fp32"));
+  ConvConfig first;  // forward fp32 2-D
+  ConvConfig other_schedule = first;
+  other_schedule.scheduler = Scheduler::kInterwave;
+  other_schedule.tile_m = 2 * first.tile_m;
+  ConvConfig other_layout = first;
+  other_layout.tile_k = first.tile_k / 2;
+  const ConvKernel a(first), b(other_schedule), d(other_layout);
+  EXPECT_EQ(a.weight_layout(), b.weight_layout());
+  EXPECT_NE(a.weight_layout(), d.weight_layout());
+  const auto packed = a.pack_weights(c.p, c.w.data());
+  ASSERT_NE(packed, nullptr);
+  EXPECT_EQ(check(b, c, 1, packed.get()), "");
+  std::vector<float> result(c.expected.size());
+  auto message = [&](const ConvKernel& k, const Problem& p, const cpu::ConvTensors& t) {
+    try {
+      k.run(p, t, 1, packed.get());
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message(d, c.p, c.tensors(result.data())).find("another kernel layout"),
+            std::string::npos);
+  std::vector<float> copy = c.w;
+  cpu::ConvTensors elsewhere = c.tensors(result.data());
+  elsewhere.w = copy.data();
+  EXPECT_NE(message(a, c.p, elsewhere).find("another weight tensor"), std::string::npos);
+  const Case wider(
+      parse_native_problem("n=2,c=16,k=24,hi=7,wi=5,y=3,x=3,pad_h=1,pad_w=1,dir=fwd,dtype=fp32"));
+  EXPECT_NE(message(a, wider.p, c.tensors(result.data())).find("another problem"),
+            std::string::npos);
+  ConvConfig weight_gradient = first;
+  weight_gradient.dir = Direction::kBackwardWeight;
+  EXPECT_EQ(ConvKernel(weight_gradient).weight_layout(), "");
 }
 
 TEST(ConvKernelRuleSets, ConfigurationsThatCannotBeBuiltSayWhy) {

@@ -151,6 +151,7 @@ struct ConvDriver::Impl : Blocking {
   Strided a, b;
   std::optional<Gather> a_gather, b_gather;
   Problem problem;
+  const PackedWeights* packed = nullptr;  // this run's packed B, or null: pack per task
   float* c = nullptr;
   int64_t ldc = 0, c_group_stride = 0;
 
@@ -163,7 +164,16 @@ struct ConvDriver::Impl : Blocking {
   void task(ThreadSpace& ws, int64_t id);
   OperandView view_a(ThreadSpace& ws, int64_t g, int64_t r0, int64_t k0, int rows, int kl);
   OperandView view_b(ThreadSpace& ws, int64_t g, int64_t c0, int64_t k0, int cols, int kl,
-                     int64_t slot);
+                     int64_t slot, int64_t packed_slice);
+  void pack_b_slice(int64_t g, int64_t c0, int64_t k0, int cols, int kl, float* panels) const;
+  // Packed weights: the floats of one (group, column block, K slice), and where a slice starts.
+  int64_t packed_slice_floats() const {
+    return ceil_div(sub_n, cfg.warp_tile_n) * cfg.warp_tile_n * ks;
+  }
+  int64_t packed_slice(int64_t g, int64_t bn, int wn, int64_t kb, int wk) const {
+    return ((g * tiles_n + bn) * cfg.warp_n + wn) * k_tiles * cfg.warp_k + kb * cfg.warp_k + wk;
+  }
+  std::string weight_layout() const;
   void walk(const OperandView& av, const OperandView& bv, int rows, int cols, int kl, float* target,
             int64_t ldt, bool first);
   void reduce(int t, int nt);
@@ -375,29 +385,54 @@ OperandView ConvDriver::Impl::view_a(ThreadSpace& ws, int64_t g, int64_t r0, int
 }
 
 OperandView ConvDriver::Impl::view_b(ThreadSpace& ws, int64_t g, int64_t c0, int64_t k0, int cols,
-                                     int kl, int64_t slot) {
+                                     int kl, int64_t slot, int64_t packed_slice) {
   const int nr = cfg.warp_tile_n;
-  const char* src = b.base + (g * b.gs + k0 * b.s0 + c0 * b.s1) * elem_bytes;
-  if (b_mode == BMode::kInPlace) return {src, nr * b.s1 * elem_bytes, b.s0, b.s1};
+  const OperandView panels_at{nullptr, 4 * int64_t(nr) * kl, nr, 1};
+  if (packed) {
+    OperandView v = panels_at;
+    v.base = packed->panels.data() + 4 * packed_slice * packed_slice_floats();
+    return v;
+  }
+  if (b_mode == BMode::kInPlace) {
+    const char* src = b.base + (g * b.gs + k0 * b.s0 + c0 * b.s1) * elem_bytes;
+    return {src, nr * b.s1 * elem_bytes, b.s0, b.s1};
+  }
   const int64_t panel_cols = ceil_div(sub_n, nr) * nr;
   const int64_t cached = cache_b ? slot : 0;
   float* panels = ws.b_pack.floats() + cached * panel_cols * ks;
   if (!cache_b || !ws.b_ready[size_t(slot)]) {
-    if (b_mode == BMode::kPacked) {
-      kernels::pack_b(isa, kernels::SourceB{src, src_elem, b.s0, b.s1}, kl, cols, nr, false,
-                      panels);
-    } else {
-      for (int j = 0; j < cols; j += nr) {
-        float* panel = panels + int64_t(j) * kl;
-        const int width = std::min(nr, cols - j);
-        b_gather->copy(g, k0, kl, c0 + j, width, panel, nr);
-        if (width < nr)  // the edge panel's missing columns are zero, as the packers leave them
-          for (int k = 0; k < kl; ++k) std::fill_n(panel + k * nr + width, nr - width, 0.0f);
-      }
-    }
+    pack_b_slice(g, c0, k0, cols, kl, panels);
     if (cache_b) ws.b_ready[size_t(slot)] = 1;
   }
-  return {reinterpret_cast<const char*>(panels), 4 * int64_t(nr) * kl, nr, 1};
+  OperandView v = panels_at;
+  v.base = reinterpret_cast<const char*>(panels);
+  return v;
+}
+
+// B's rows [k0, k0 + kl) x columns [c0, c0 + cols) of group g as micro-panels nr wide, panel j
+// at panels + j * nr * kl (edge columns zero), packed or gathered.
+void ConvDriver::Impl::pack_b_slice(int64_t g, int64_t c0, int64_t k0, int cols, int kl,
+                                    float* panels) const {
+  const int nr = cfg.warp_tile_n;
+  if (b_mode == BMode::kPacked) {
+    const char* src = b.base + (g * b.gs + k0 * b.s0 + c0 * b.s1) * elem_bytes;
+    kernels::pack_b(isa, kernels::SourceB{src, src_elem, b.s0, b.s1}, kl, cols, nr, false, panels);
+    return;
+  }
+  for (int j = 0; j < cols; j += nr) {
+    float* panel = panels + int64_t(j) * kl;
+    const int width = std::min(nr, cols - j);
+    b_gather->copy(g, k0, kl, c0 + j, width, panel, nr);
+    if (width < nr)  // the edge panel's missing columns are zero, as the packers leave them
+      for (int k = 0; k < kl; ++k) std::fill_n(panel + k * nr + width, nr - width, 0.0f);
+  }
+}
+
+std::string ConvDriver::Impl::weight_layout() const {
+  if (cfg.dir == Direction::kBackwardWeight) return "";
+  return "n" + std::to_string(cfg.tile_n) + "/" + std::to_string(cfg.warp_n) + "/" +
+         std::to_string(cfg.warp_tile_n) + " k" + std::to_string(cfg.tile_k) + "/" +
+         std::to_string(cfg.warp_k);
 }
 
 // The register tiles of one K slice in the scheduler's order; compv4 prefetches the micro-panel
@@ -488,7 +523,7 @@ void ConvDriver::Impl::task(ThreadSpace& ws, int64_t id) {
     if (k0 >= shape.k) continue;
     const int kl = int(std::min<int64_t>(ks, shape.k - k0));
     if (phase >= 0 && !phase_has_taps(phase, k0, kl)) continue;
-    OperandView bv = view_b(ws, g, c0, k0, cols, kl, kb - kb0);
+    OperandView bv = view_b(ws, g, c0, k0, cols, kl, kb - kb0, packed_slice(g, bn, wn, kb, wk));
     OperandView av = view_a(ws, g, r0, k0, rows, kl);
     walk(av, bv, rows, cols, kl, target, ldt, first);
     first = false;
@@ -551,11 +586,60 @@ double ConvDriver::workspace_bytes(const Problem& p, int threads) const {
   return impl_->scratch(impl_->blocking(p, threads)).bytes(threads);
 }
 
-void ConvDriver::run(const Problem& p, const ConvTensors& tensors, int threads) {
+std::string ConvDriver::weight_layout() const {
+  return impl_->weight_layout();
+}
+
+std::unique_ptr<PackedWeights> ConvDriver::pack_weights(const Problem& p, const void* w) const {
   Impl& x = *impl_;
+  const std::string layout = x.weight_layout();
+  if (layout.empty()) return nullptr;
+  std::lock_guard lock(x.work.mutex);  // the per-run state below is shared with run()
+  static_cast<Blocking&>(x) = x.blocking(p, 1);
+  ConvTensors weights_only;
+  weights_only.w = w;
+  x.bind(p, weights_only);
+  auto out = std::make_unique<PackedWeights>();
+  out->layout = layout;
+  out->problem = p;
+  out->source = w;
+  const int64_t slice = x.packed_slice_floats();
+  out->panels = kernels::PlacedBuffer(size_t(4 * x.packed_slice(x.groups, 0, 0, 0, 0) * slice),
+                                      Placement::kPackB);
+  for (int64_t g = 0; g < x.groups; ++g)
+    for (int64_t bn = 0; bn < x.tiles_n; ++bn)
+      for (int wn = 0; wn < x.cfg.warp_n; ++wn) {
+        const int64_t c0 = bn * x.cfg.tile_n + int64_t(wn) * x.sub_n;
+        if (c0 >= x.shape.n) continue;
+        const int cols = int(std::min<int64_t>(x.sub_n, x.shape.n - c0));
+        for (int64_t kb = 0; kb < x.k_tiles; ++kb)
+          for (int wk = 0; wk < x.cfg.warp_k; ++wk) {
+            const int64_t k0 = kb * x.cfg.tile_k + int64_t(wk) * x.ks;
+            if (k0 >= x.shape.k) continue;
+            const int kl = int(std::min<int64_t>(x.ks, x.shape.k - k0));
+            float* panels = reinterpret_cast<float*>(out->panels.data()) +
+                            x.packed_slice(g, bn, wn, kb, wk) * slice;
+            x.pack_b_slice(g, c0, k0, cols, kl, panels);
+          }
+      }
+  return out;
+}
+
+void ConvDriver::run(const Problem& p, const ConvTensors& tensors, int threads,
+                     const PackedWeights* packed) {
+  Impl& x = *impl_;
+  if (packed && (packed->layout != x.weight_layout() || !(packed->problem == p) ||
+                 packed->source != tensors.w))
+    throw InputError("", 0, "packed weights",
+                     "packed for another " +
+                         std::string(packed->layout != x.weight_layout() ? "kernel layout"
+                                     : !(packed->problem == p)           ? "problem"
+                                                                         : "weight tensor") +
+                         " than this run's (" + x.cfg.name() + ")");
   std::lock_guard lock(x.work.mutex);  // also guards x's per-run state
   static_cast<Blocking&>(x) = x.blocking(p, threads);
   x.bind(p, tensors);
+  x.packed = packed;
   x.reserve(threads);
   ++x.work.run_id;
   if (threads == 1) {

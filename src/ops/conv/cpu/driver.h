@@ -4,10 +4,12 @@
 // im2col operand, the tile walk and the epilogue, as docs/conv-kernels.md describes. The
 // configuration must already be valid (ConvKernel checks it).
 #include <memory>
+#include <string>
 
 #include "ops/conv/config.h"
 #include "ops/conv/problem.h"
 #include "ops/cpu_gemm_core/isa.h"
+#include "ops/cpu_gemm_core/placed_buffer.h"
 
 namespace kselect::conv::cpu {
 
@@ -29,6 +31,19 @@ struct GemmShape {
 };
 GemmShape implicit_gemm(const Problem& p);
 
+// The weights of one problem packed once into the B micro-panels that forward and backward-data
+// runs read (their implicit GEMM's B is the weight tensor): what every run would otherwise pack
+// (forward) or gather (backward data). The packing of a weight tensor that stays constant over
+// many runs, like oneDNN's weights reordered once into its blocked layout. Made by
+// ConvDriver::pack_weights; every driver with the same weight_layout() reads it, and only for
+// the problem and the weight tensor it was packed from, as they were then.
+struct PackedWeights {
+  std::string layout;            // ConvDriver::weight_layout()
+  Problem problem;               // the problem it was packed for
+  const void* source = nullptr;  // the weight tensor it was packed from
+  kernels::PlacedBuffer panels;  // per (group, column block, K slice): its micro-panels
+};
+
 class ConvDriver {
  public:
   // Picks the micro-kernels for `config` on `cpu`; throws InputError when the register tile or
@@ -40,8 +55,16 @@ class ConvDriver {
 
   kernels::Isa isa() const;
   // Runs p (which the kernel supports) with `threads` workers. Concurrent runs of all conv
-  // drivers are serialised: they share one scratchpad.
-  void run(const Problem& p, const ConvTensors& tensors, int threads);
+  // drivers are serialised: they share one scratchpad. With `packed` (from pack_weights for p
+  // and tensors.w, by a driver of the same weight_layout()) the run reads those panels instead
+  // of packing the weights; InputError when they were packed for something else.
+  void run(const Problem& p, const ConvTensors& tensors, int threads,
+           const PackedWeights* packed = nullptr);
+  // What the packed weights of this configuration depend on besides the problem: its column
+  // blocking, register-tile width and K slicing; "" in backward weight (no weight operand).
+  std::string weight_layout() const;
+  // Packs the weight tensor `w` of p (forward, backward data) once; nullptr in backward weight.
+  std::unique_ptr<PackedWeights> pack_weights(const Problem& p, const void* w) const;
   // The scratch memory (bytes) a run of p with `threads` workers needs beyond its tensors: what
   // run() reserves in the shared scratchpad, so one formula serves both.
   double workspace_bytes(const Problem& p, int threads) const;
