@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "ops/conv/config.h"
+#include "ops/conv/kernel.h"
 #include "ops/conv/operation.h"
 #include "ops/conv/reference.h"
 #include "ops/conv/rule_sets.h"
@@ -58,6 +59,7 @@ using kselect::conv::Specialization;
 // Our configuration per (layer, direction, threads), found with --search. Layer labels:
 // c{C}k{K}_{H}_{Y}x{X}s{stride} (layer_label).
 struct Best {
+  const char* isa;  // the micro-kernels' instruction set the search ran on (kernels::to_string)
   const char* layer;
   const char* dir;
   int threads;
@@ -65,209 +67,414 @@ struct Best {
 };
 
 const std::vector<Best> kCases = {
-    {"c3k64_224_7x7s2", "fwd", 1,
+    {"avx2", "c3k64_224_7x7s2", "fwd", 1,
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_12x16x2_vec1_1_1"},
-    {"c3k64_224_7x7s2", "bwd_weight", 1,
+    {"avx2", "c3k64_224_7x7s2", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x32x128_1x1x1_12x16x2_vec1_"
      "1_1"},
-    {"c64k64_56_1x1s1", "fwd", 1,
+    {"avx2", "c64k64_56_1x1s1", "fwd", 1,
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_48x32x128_1x1x1_12x16x2_vec1_1_1_"
      "filter1x1stride1pad0"},
-    {"c64k64_56_1x1s1", "bwd_data", 1,
+    {"avx2", "c64k64_56_1x1s1", "bwd_data", 1,
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_1_"
      "1_filter1x1stride1pad0"},
-    {"c64k64_56_1x1s1", "bwd_weight", 1,
+    {"avx2", "c64k64_56_1x1s1", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x32x128_1x1x1_6x16x2_vec1_1_"
      "1_filter1x1stride1pad0"},
-    {"c64k64_56_3x3s1", "fwd", 1,
+    {"avx2", "c64k64_56_3x3s1", "fwd", 1,
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x64x128_1x1x1_12x16x2_vec8_1_1_"
      "filter3x3"},
-    {"c64k64_56_3x3s1", "bwd_data", 1,
+    {"avx2", "c64k64_56_3x3s1", "bwd_data", 1,
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_12x16x2_vec8_8_"
      "1_filter3x3"},
-    {"c64k64_56_3x3s1", "bwd_weight", 1,
+    {"avx2", "c64k64_56_3x3s1", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec8_1_"
      "1_filter3x3"},
-    {"c64k256_56_1x1s1", "fwd", 1,
+    {"avx2", "c64k256_56_1x1s1", "fwd", 1,
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_96x32x128_1x1x1_12x16x2_vec1_1_1_"
      "filter1x1stride1pad0"},
-    {"c64k256_56_1x1s1", "bwd_data", 1,
+    {"avx2", "c64k256_56_1x1s1", "bwd_data", 1,
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_96x32x128_1x1x1_12x16x2_vec1_1_"
      "1_filter1x1stride1pad0"},
-    {"c64k256_56_1x1s1", "bwd_weight", 1,
+    {"avx2", "c64k256_56_1x1s1", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_96x32x128_1x1x1_12x16x2_vec1_"
      "1_1_filter1x1stride1pad0"},
-    {"c256k64_56_1x1s1", "fwd", 1,
+    {"avx2", "c256k64_56_1x1s1", "fwd", 1,
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_48x16x128_1x1x1_12x16x2_vec1_1_1_"
      "filter1x1stride1pad0"},
-    {"c256k64_56_1x1s1", "bwd_data", 1,
+    {"avx2", "c256k64_56_1x1s1", "bwd_data", 1,
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x64x128_1x1x1_6x16x2_vec1_1_1_"
      "filter1x1stride1pad0"},
-    {"c256k64_56_1x1s1", "bwd_weight", 1,
+    {"avx2", "c256k64_56_1x1s1", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_64x32x128_1x1x1_8x16x2_vec1_1_"
      "1_filter1x1stride1pad0"},
-    {"c256k128_56_1x1s1", "fwd", 1,
+    {"avx2", "c256k128_56_1x1s1", "fwd", 1,
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x16x128_1x1x1_6x16x2_vec1_1_1_"
      "filter1x1stride1pad0"},
-    {"c256k128_56_1x1s1", "bwd_data", 1,
+    {"avx2", "c256k128_56_1x1s1", "bwd_data", 1,
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_96x16x128_1x1x1_12x16x2_vec1_1_"
      "1_filter1x1stride1pad0"},
-    {"c256k128_56_1x1s1", "bwd_weight", 1,
+    {"avx2", "c256k128_56_1x1s1", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_12x16x2_vec1_"
      "1_1_filter1x1stride1pad0"},
-    {"c128k128_56_3x3s2", "fwd", 1,
+    {"avx2", "c128k128_56_3x3s2", "fwd", 1,
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_1_1_"
      "filter3x3"},
-    {"c128k128_56_3x3s2", "bwd_data", 1,
+    {"avx2", "c128k128_56_3x3s2", "bwd_data", 1,
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_8_"
      "1_filter3x3"},
-    {"c128k128_56_3x3s2", "bwd_weight", 1,
+    {"avx2", "c128k128_56_3x3s2", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec8_1_"
      "1_filter3x3"},
-    {"c128k512_28_1x1s1", "fwd", 1,
+    {"avx2", "c128k512_28_1x1s1", "fwd", 1,
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_48x32x128_1x1x1_6x16x2_vec1_1_1_"
      "filter1x1stride1pad0"},
-    {"c128k512_28_1x1s1", "bwd_data", 1,
+    {"avx2", "c128k512_28_1x1s1", "bwd_data", 1,
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x64x128_1x1x1_12x16x2_vec1_1_"
      "1_filter1x1stride1pad0"},
-    {"c128k512_28_1x1s1", "bwd_weight", 1,
+    {"avx2", "c128k512_28_1x1s1", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_32x64x128_1x1x1_8x16x2_vec1_1_"
      "1_filter1x1stride1pad0"},
-    {"c256k512_56_1x1s2", "fwd", 1,
+    {"avx2", "c256k512_56_1x1s2", "fwd", 1,
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x32x128_1x1x1_6x16x2_vec8_1_1_"
      "filter1x1pad0"},
-    {"c256k512_56_1x1s2", "bwd_data", 1,
+    {"avx2", "c256k512_56_1x1s2", "bwd_data", 1,
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_8_"
      "1_filter1x1pad0"},
-    {"c256k512_56_1x1s2", "bwd_weight", 1,
+    {"avx2", "c256k512_56_1x1s2", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x16x128_1x1x1_12x16x2_vec8_"
      "1_1_filter1x1pad0"},
-    {"c512k128_28_1x1s1", "fwd", 1,
+    {"avx2", "c512k128_28_1x1s1", "fwd", 1,
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_96x32x128_1x1x1_12x16x2_vec1_1_1_"
      "filter1x1stride1pad0"},
-    {"c512k128_28_1x1s1", "bwd_data", 1,
+    {"avx2", "c512k128_28_1x1s1", "bwd_data", 1,
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x32x128_1x1x1_12x16x2_vec1_1_"
      "1_filter1x1stride1pad0"},
-    {"c512k128_28_1x1s1", "bwd_weight", 1,
+    {"avx2", "c512k128_28_1x1s1", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x64x128_1x1x1_6x16x2_vec1_1_"
      "1_filter1x1stride1pad0"},
-    {"c128k128_28_3x3s1", "fwd", 1,
+    {"avx2", "c128k128_28_3x3s1", "fwd", 1,
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_12x16x2_vec8_1_1_"
      "filter3x3"},
-    {"c128k128_28_3x3s1", "bwd_data", 1,
+    {"avx2", "c128k128_28_3x3s1", "bwd_data", 1,
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_32x64x128_1x1x1_8x16x2_vec8_8_1_"
      "filter3x3"},
-    {"c128k128_28_3x3s1", "bwd_weight", 1,
+    {"avx2", "c128k128_28_3x3s1", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_12x16x2_vec8_"
      "1_1_filter3x3"},
-    {"c512k256_28_1x1s1", "fwd", 1,
+    {"avx2", "c512k256_28_1x1s1", "fwd", 1,
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_48x32x128_1x1x1_12x16x2_vec1_1_1_"
      "filter1x1stride1pad0"},
-    {"c512k256_28_1x1s1", "bwd_data", 1,
+    {"avx2", "c512k256_28_1x1s1", "bwd_data", 1,
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_1_"
      "1_filter1x1stride1pad0"},
-    {"c512k256_28_1x1s1", "bwd_weight", 1,
+    {"avx2", "c512k256_28_1x1s1", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_24x64x128_1x1x1_6x16x2_vec1_1_"
      "1_filter1x1stride1pad0"},
-    {"c256k256_28_3x3s2", "fwd", 1,
+    {"avx2", "c256k256_28_3x3s2", "fwd", 1,
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_12x16x2_vec8_1_1_"
      "filter3x3"},
-    {"c256k256_28_3x3s2", "bwd_data", 1,
+    {"avx2", "c256k256_28_3x3s2", "bwd_data", 1,
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_8_"
      "1_filter3x3"},
-    {"c256k256_28_3x3s2", "bwd_weight", 1,
+    {"avx2", "c256k256_28_3x3s2", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_12x16x2_vec8_"
      "1_1_filter3x3"},
-    {"c256k1024_14_1x1s1", "fwd", 1,
+    {"avx2", "c256k1024_14_1x1s1", "fwd", 1,
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_32x16x128_1x1x1_8x16x2_vec1_1_1_"
      "filter1x1stride1pad0"},
-    {"c256k1024_14_1x1s1", "bwd_data", 1,
+    {"avx2", "c256k1024_14_1x1s1", "bwd_data", 1,
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x16x128_1x1x1_6x16x2_vec1_1_1_"
      "filter1x1stride1pad0"},
-    {"c256k1024_14_1x1s1", "bwd_weight", 1,
+    {"avx2", "c256k1024_14_1x1s1", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_24x64x128_1x1x1_12x16x2_vec1_"
      "1_1_filter1x1stride1pad0"},
-    {"c512k1024_28_1x1s2", "fwd", 1,
+    {"avx2", "c512k1024_28_1x1s2", "fwd", 1,
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x64x128_1x1x1_6x16x2_vec8_1_1_"
      "filter1x1pad0"},
-    {"c512k1024_28_1x1s2", "bwd_data", 1,
+    {"avx2", "c512k1024_28_1x1s2", "bwd_data", 1,
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec8_8_1_"
      "filter1x1pad0"},
-    {"c512k1024_28_1x1s2", "bwd_weight", 1,
+    {"avx2", "c512k1024_28_1x1s2", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_16x32x128_1x1x1_8x16x2_vec8_1_"
      "1_filter1x1pad0"},
-    {"c1024k256_14_1x1s1", "fwd", 1,
+    {"avx2", "c1024k256_14_1x1s1", "fwd", 1,
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_48x32x128_1x1x1_6x16x2_vec1_1_1_"
      "filter1x1stride1pad0"},
-    {"c1024k256_14_1x1s1", "bwd_data", 1,
+    {"avx2", "c1024k256_14_1x1s1", "bwd_data", 1,
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x32x128_1x1x1_6x16x2_vec1_1_1_"
      "filter1x1stride1pad0"},
-    {"c1024k256_14_1x1s1", "bwd_weight", 1,
+    {"avx2", "c1024k256_14_1x1s1", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_48x64x128_1x1x1_12x16x2_vec1_"
      "1_1_filter1x1stride1pad0"},
-    {"c256k256_14_3x3s1", "fwd", 1,
+    {"avx2", "c256k256_14_3x3s1", "fwd", 1,
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x32x128_1x1x1_6x16x2_vec8_1_1_"
      "filter3x3"},
-    {"c256k256_14_3x3s1", "bwd_data", 1,
+    {"avx2", "c256k256_14_3x3s1", "bwd_data", 1,
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_16x64x128_1x1x1_4x16x2_vec8_8_1_"
      "filter3x3"},
-    {"c256k256_14_3x3s1", "bwd_weight", 1,
+    {"avx2", "c256k256_14_3x3s1", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_24x64x128_1x1x1_6x16x2_vec8_1_"
      "1_filter3x3"},
-    {"c1024k512_14_1x1s1", "fwd", 1,
+    {"avx2", "c1024k512_14_1x1s1", "fwd", 1,
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x32x128_1x1x1_6x16x2_vec1_1_1_"
      "filter1x1stride1pad0"},
-    {"c1024k512_14_1x1s1", "bwd_data", 1,
+    {"avx2", "c1024k512_14_1x1s1", "bwd_data", 1,
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_48x32x128_1x1x1_6x32x1_vec1_1_1_"
      "filter1x1stride1pad0"},
-    {"c1024k512_14_1x1s1", "bwd_weight", 1,
+    {"avx2", "c1024k512_14_1x1s1", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_24x64x128_1x1x1_12x16x2_vec1_"
      "1_1_filter1x1stride1pad0"},
-    {"c512k512_14_3x3s2", "fwd", 1,
+    {"avx2", "c512k512_14_3x3s2", "fwd", 1,
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x32x128_1x1x1_12x16x2_vec8_1_1_"
      "filter3x3"},
-    {"c512k512_14_3x3s2", "bwd_data", 1,
+    {"avx2", "c512k512_14_3x3s2", "bwd_data", 1,
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x64x128_1x1x1_12x16x2_vec8_8_"
      "1_filter3x3"},
-    {"c512k512_14_3x3s2", "bwd_weight", 1,
+    {"avx2", "c512k512_14_3x3s2", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x32x128_1x1x1_12x16x2_vec8_"
      "1_1_filter3x3"},
-    {"c512k2048_7_1x1s1", "fwd", 1,
+    {"avx2", "c512k2048_7_1x1s1", "fwd", 1,
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_12x16x2_vec1_1_1_"
      "filter1x1stride1pad0"},
-    {"c512k2048_7_1x1s1", "bwd_data", 1,
+    {"avx2", "c512k2048_7_1x1s1", "bwd_data", 1,
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_1_"
      "1_filter1x1stride1pad0"},
-    {"c512k2048_7_1x1s1", "bwd_weight", 1,
+    {"avx2", "c512k2048_7_1x1s1", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_24x32x128_1x1x1_12x16x2_vec1_"
      "1_1_filter1x1stride1pad0"},
-    {"c1024k2048_14_1x1s2", "fwd", 1,
+    {"avx2", "c1024k2048_14_1x1s2", "fwd", 1,
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x64x128_1x1x1_12x16x2_vec8_1_1_"
      "filter1x1pad0"},
-    {"c1024k2048_14_1x1s2", "bwd_data", 1,
+    {"avx2", "c1024k2048_14_1x1s2", "bwd_data", 1,
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_48x16x128_1x1x1_6x16x2_vec8_8_1_"
      "filter1x1pad0"},
-    {"c1024k2048_14_1x1s2", "bwd_weight", 1,
+    {"avx2", "c1024k2048_14_1x1s2", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_48x32x128_1x1x1_12x16x2_vec8_"
      "1_1_filter1x1pad0"},
-    {"c2048k512_7_1x1s1", "fwd", 1,
+    {"avx2", "c2048k512_7_1x1s1", "fwd", 1,
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x16x128_1x1x1_6x16x2_vec1_1_1_"
      "filter1x1stride1pad0"},
-    {"c2048k512_7_1x1s1", "bwd_data", 1,
+    {"avx2", "c2048k512_7_1x1s1", "bwd_data", 1,
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_32x32x128_1x1x1_8x16x2_vec1_1_1_"
      "filter1x1stride1pad0"},
-    {"c2048k512_7_1x1s1", "bwd_weight", 1,
+    {"avx2", "c2048k512_7_1x1s1", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_24x64x128_1x1x1_6x16x2_vec1_1_"
      "1_filter1x1stride1pad0"},
-    {"c512k512_7_3x3s1", "fwd", 1,
+    {"avx2", "c512k512_7_3x3s1", "fwd", 1,
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x32x128_1x1x1_6x16x2_vec8_1_1_"
      "filter3x3"},
-    {"c512k512_7_3x3s1", "bwd_data", 1,
+    {"avx2", "c512k512_7_3x3s1", "bwd_data", 1,
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x32x128_1x1x1_6x32x1_vec8_8_1_"
      "filter3x3"},
-    {"c512k512_7_3x3s1", "bwd_weight", 1,
+    {"avx2", "c512k512_7_3x3s1", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_"
      "1_1_filter3x3"},
+    {"avx512", "c3k64_224_7x7s2", "fwd", 1,
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_1_1"},
+    {"avx512", "c64k64_56_1x1s1", "fwd", 1,
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x64x128_1x1x1_6x32x1_vec1_1_1_"
+     "filter1x1stride1pad0"},
+    {"avx512", "c64k64_56_3x3s1", "fwd", 1,
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec8_1_1_"
+     "filter3x3"},
+    {"avx512", "c64k256_56_1x1s1", "fwd", 1,
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_1_1_"
+     "filter1x1stride1pad0"},
+    {"avx512", "c256k64_56_1x1s1", "fwd", 1,
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec1_1_1_"
+     "filter1x1stride1pad0"},
+    {"avx512", "c256k128_56_1x1s1", "fwd", 1,
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec1_1_1_"
+     "filter1x1stride1pad0"},
+    {"avx512", "c128k128_56_3x3s2", "fwd", 1,
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_1_1_"
+     "filter3x3"},
+    {"avx512", "c128k512_28_1x1s1", "fwd", 1,
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec1_1_1_"
+     "filter1x1stride1pad0"},
+    {"avx512", "c256k512_56_1x1s2", "fwd", 1,
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_1_1_"
+     "filter1x1pad0"},
+    {"avx512", "c512k128_28_1x1s1", "fwd", 1,
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec1_1_1_"
+     "filter1x1stride1pad0"},
+    {"avx512", "c128k128_28_3x3s1", "fwd", 1,
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_1_1_"
+     "filter3x3"},
+    {"avx512", "c512k256_28_1x1s1", "fwd", 1,
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x64x128_1x1x1_6x32x1_vec1_1_1_"
+     "filter1x1stride1pad0"},
+    {"avx512", "c256k256_28_3x3s2", "fwd", 1,
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_1_1_"
+     "filter3x3"},
+    {"avx512", "c256k1024_14_1x1s1", "fwd", 1,
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec1_1_1_"
+     "filter1x1stride1pad0"},
+    {"avx512", "c512k1024_28_1x1s2", "fwd", 1,
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_1_1_"
+     "filter1x1pad0"},
+    {"avx512", "c1024k256_14_1x1s1", "fwd", 1,
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x32x128_1x1x1_6x32x1_vec1_1_1_"
+     "filter1x1stride1pad0"},
+    {"avx512", "c256k256_14_3x3s1", "fwd", 1,
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_1_1_"
+     "filter3x3"},
+    {"avx512", "c1024k512_14_1x1s1", "fwd", 1,
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x64x128_1x1x1_6x32x1_vec1_1_1_"
+     "filter1x1stride1pad0"},
+    {"avx512", "c512k512_14_3x3s2", "fwd", 1,
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_1_1_"
+     "filter3x3"},
+    {"avx512", "c512k2048_7_1x1s1", "fwd", 1,
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_48x32x128_1x1x1_6x32x1_vec1_1_1_"
+     "filter1x1stride1pad0"},
+    {"avx512", "c1024k2048_14_1x1s2", "fwd", 1,
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_1_1_"
+     "filter1x1pad0"},
+    {"avx512", "c2048k512_7_1x1s1", "fwd", 1,
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x32x128_1x1x1_6x32x1_vec1_1_1_"
+     "filter1x1stride1pad0"},
+    {"avx512", "c512k512_7_3x3s1", "fwd", 1,
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_1_1_"
+     "filter3x3"},
+    {"avx512", "c3k64_224_7x7s2", "bwd_data", 1,
+     "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_32x16x64_1x1x1_4x16x2_vec1_1_1"},
+    {"avx512", "c64k64_56_1x1s1", "bwd_data", 1,
+     "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_1_"
+     "1_filter1x1stride1pad0"},
+    {"avx512", "c64k64_56_3x3s1", "bwd_data", 1,
+     "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec8_8_1_"
+     "filter3x3"},
+    {"avx512", "c64k256_56_1x1s1", "bwd_data", 1,
+     "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec1_1_1_"
+     "filter1x1stride1pad0"},
+    {"avx512", "c256k64_56_1x1s1", "bwd_data", 1,
+     "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec1_1_1_"
+     "filter1x1stride1pad0"},
+    {"avx512", "c256k128_56_1x1s1", "bwd_data", 1,
+     "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec1_1_1_"
+     "filter1x1stride1pad0"},
+    {"avx512", "c128k128_56_3x3s2", "bwd_data", 1,
+     "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_8_"
+     "1_filter3x3"},
+    {"avx512", "c128k512_28_1x1s1", "bwd_data", 1,
+     "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec1_1_1_"
+     "filter1x1stride1pad0"},
+    {"avx512", "c256k512_56_1x1s2", "bwd_data", 1,
+     "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_8_"
+     "1_filter1x1pad0"},
+    {"avx512", "c512k128_28_1x1s1", "bwd_data", 1,
+     "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_1_"
+     "1_filter1x1stride1pad0"},
+    {"avx512", "c128k128_28_3x3s1", "bwd_data", 1,
+     "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_8_"
+     "1_filter3x3"},
+    {"avx512", "c512k256_28_1x1s1", "bwd_data", 1,
+     "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec1_1_1_"
+     "filter1x1stride1pad0"},
+    {"avx512", "c256k256_28_3x3s2", "bwd_data", 1,
+     "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_8_"
+     "1_filter3x3"},
+    {"avx512", "c256k1024_14_1x1s1", "bwd_data", 1,
+     "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec1_1_1_"
+     "filter1x1stride1pad0"},
+    {"avx512", "c512k1024_28_1x1s2", "bwd_data", 1,
+     "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_8_"
+     "1_filter1x1pad0"},
+    {"avx512", "c1024k256_14_1x1s1", "bwd_data", 1,
+     "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec1_1_1_"
+     "filter1x1stride1pad0"},
+    {"avx512", "c256k256_14_3x3s1", "bwd_data", 1,
+     "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_8_"
+     "1_filter3x3"},
+    {"avx512", "c1024k512_14_1x1s1", "bwd_data", 1,
+     "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_48x32x128_1x1x1_6x32x1_vec1_1_1_"
+     "filter1x1stride1pad0"},
+    {"avx512", "c512k512_14_3x3s2", "bwd_data", 1,
+     "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_8_"
+     "1_filter3x3"},
+    {"avx512", "c512k2048_7_1x1s1", "bwd_data", 1,
+     "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_48x32x128_1x1x1_6x32x1_vec1_1_1_"
+     "filter1x1stride1pad0"},
+    {"avx512", "c1024k2048_14_1x1s2", "bwd_data", 1,
+     "grouped_conv_bwd_data_fp32_nhwgc_2d_compv4_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_8_"
+     "1_filter1x1pad0"},
+    {"avx512", "c2048k512_7_1x1s1", "bwd_data", 1,
+     "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_48x32x128_1x1x1_6x32x1_vec1_1_1_"
+     "filter1x1stride1pad0"},
+    {"avx512", "c512k512_7_3x3s1", "bwd_data", 1,
+     "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_8_"
+     "1_filter3x3"},
+    {"avx512", "c3k64_224_7x7s2", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x32x64_1x1x1_6x32x1_vec1_1_"
+     "1"},
+    {"avx512", "c64k64_56_1x1s1", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x32x128_1x1x1_6x32x1_vec1_1_"
+     "1_filter1x1stride1pad0"},
+    {"avx512", "c64k64_56_3x3s1", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec8_1_"
+     "1_filter3x3"},
+    {"avx512", "c64k256_56_1x1s1", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec1_1_"
+     "1_filter1x1stride1pad0"},
+    {"avx512", "c256k64_56_1x1s1", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec1_1_"
+     "1_filter1x1stride1pad0"},
+    {"avx512", "c256k128_56_1x1s1", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x64x128_1x1x1_6x32x1_vec1_1_"
+     "1_filter1x1stride1pad0"},
+    {"avx512", "c128k128_56_3x3s2", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec8_1_"
+     "1_filter3x3"},
+    {"avx512", "c128k512_28_1x1s1", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_12x16x2_vec1_"
+     "1_1_filter1x1stride1pad0"},
+    {"avx512", "c256k512_56_1x1s2", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec8_1_"
+     "1_filter1x1pad0"},
+    {"avx512", "c512k128_28_1x1s1", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x64x128_1x1x1_6x32x1_vec1_1_"
+     "1_filter1x1stride1pad0"},
+    {"avx512", "c128k128_28_3x3s1", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x32x128_1x1x1_6x32x1_vec8_1_"
+     "1_filter3x3"},
+    {"avx512", "c512k256_28_1x1s1", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x32x128_1x1x1_6x32x1_vec1_1_"
+     "1_filter1x1stride1pad0"},
+    {"avx512", "c256k256_28_3x3s2", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_"
+     "1_1_filter3x3"},
+    {"avx512", "c256k1024_14_1x1s1", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_"
+     "1_1_filter1x1stride1pad0"},
+    {"avx512", "c512k1024_28_1x1s2", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_"
+     "1_1_filter1x1pad0"},
+    {"avx512", "c1024k256_14_1x1s1", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_"
+     "1_1_filter1x1stride1pad0"},
+    {"avx512", "c256k256_14_3x3s1", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x32x128_1x1x1_6x32x1_vec8_1_"
+     "1_filter3x3"},
+    {"avx512", "c1024k512_14_1x1s1", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_"
+     "1_1_filter1x1stride1pad0"},
+    {"avx512", "c512k512_14_3x3s2", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_"
+     "1_1_filter3x3"},
+    {"avx512", "c512k2048_7_1x1s1", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_"
+     "1_1_filter1x1stride1pad0"},
+    {"avx512", "c1024k2048_14_1x1s2", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec1_1_"
+     "1_filter1x1pad0"},
+    {"avx512", "c2048k512_7_1x1s1", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_"
+     "1_1_filter1x1stride1pad0"},
+    {"avx512", "c512k512_7_3x3s1", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec8_1_"
+     "1_filter3x3"},
 };
 
 // The distinct ResNet-50 layers at N = 1, fp32, 2-D, in network order.
@@ -305,6 +512,13 @@ Problem in_direction(Problem p, Direction d) {
   return p;
 }
 
+// The instruction set our micro-kernels run here: kCases lists configurations per ISA, since
+// the fastest register tile differs (6x32 on AVX-512, 6x16 or 12x16 on AVX2).
+const std::string& our_isa() {
+  static const std::string isa = kselect::conv::ConvKernel(ConvConfig{}).isa();
+  return isa;
+}
+
 // Every (layer, direction) for `threads`, with its kCases configuration where it has one.
 std::vector<Case> all_cases(int threads) {
   std::vector<Case> out;
@@ -313,7 +527,7 @@ std::vector<Case> all_cases(int threads) {
          {Direction::kForward, Direction::kBackwardData, Direction::kBackwardWeight}) {
       Case c{in_direction(layer, d), threads, ""};
       for (const Best& b : kCases)
-        if (b.threads == threads && layer_label(layer) == b.layer &&
+        if (b.isa == our_isa() && b.threads == threads && layer_label(layer) == b.layer &&
             kselect::conv::ck_direction(d) == b.dir)
           c.config = b.config;
       out.push_back(c);
@@ -571,7 +785,8 @@ int search(const std::string& filter, int threads) {
     for (size_t i = 0; i < std::min<size_t>(5, ranked.size()); ++i)
       std::printf("  %8.1f GFLOPS  %s\n", ranked[i].first, ranked[i].second.c_str());
     if (!ranked.empty())
-      std::printf("  kCases: {\"%s\", \"%s\", %d, \"%s\"},\n", layer_label(c.p).c_str(),
+      std::printf("  kCases: {\"%s\", \"%s\", \"%s\", %d, \"%s\"},\n", our_isa().c_str(),
+                  layer_label(c.p).c_str(),
                   std::string(kselect::conv::ck_direction(*c.p.dir)).c_str(), threads,
                   ranked[0].second.c_str());
     std::fflush(stdout);

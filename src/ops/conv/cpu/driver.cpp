@@ -419,13 +419,7 @@ void ConvDriver::Impl::pack_b_slice(int64_t g, int64_t c0, int64_t k0, int cols,
     kernels::pack_b(isa, kernels::SourceB{src, src_elem, b.s0, b.s1}, kl, cols, nr, false, panels);
     return;
   }
-  for (int j = 0; j < cols; j += nr) {
-    float* panel = panels + int64_t(j) * kl;
-    const int width = std::min(nr, cols - j);
-    b_gather->copy(g, k0, kl, c0 + j, width, panel, nr);
-    if (width < nr)  // the edge panel's missing columns are zero, as the packers leave them
-      for (int k = 0; k < kl; ++k) std::fill_n(panel + k * nr + width, nr - width, 0.0f);
-  }
+  b_gather->copy_panels(g, k0, kl, c0, cols, panels, nr);
 }
 
 std::string ConvDriver::Impl::weight_layout() const {

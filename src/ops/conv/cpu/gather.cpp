@@ -128,109 +128,154 @@ inline int64_t transposed_source(int64_t in, int64_t tap, int64_t stride, int64_
   return t / stride < extent ? t / stride : -1;
 }
 
-// The sources of every tap of one row for a fixed filter of FZ x FY x FX taps (0: the filter's
-// own size, read at run time); the fixed sizes let the compiler unroll the tap loops.
-template <int FZ, int FY, int FX, bool kTransposed>
-void tap_sources(const GatherSpec& s, const int64_t pos[3], const char* image, int elem_bytes,
-                 const char** out) {
-  const int64_t fz = FZ ? FZ : s.filter[0], fy = FY ? FY : s.filter[1], fx = FX ? FX : s.filter[2];
+// Room on the stack for the taps of an 8x8x8 filter: copies allocate nothing (larger ones do).
+constexpr int64_t kStackTaps = 512;
+}  // namespace
+
+// The rows of one copy in order: row0's position decoded once, then stepped along w (carrying
+// into h, d and the batch) without the divisions of a decode per row; phase-ordered rows decode.
+struct Gather::Cursor {
+  const GatherSpec& s;
+  int64_t row, n = 0, pos[3] = {0, 0, 0};
+  Cursor(const GatherSpec& spec, int64_t row0) : s(spec), row(row0) { decode(); }
+  void decode() {
+    if (s.phases) {
+      s.phases->decode(row, n, pos);
+      return;
+    }
+    int64_t rest = row;
+    pos[2] = rest % s.rows_dims[2], rest /= s.rows_dims[2];
+    pos[1] = rest % s.rows_dims[1], rest /= s.rows_dims[1];
+    pos[0] = rest % s.rows_dims[0];
+    n = rest / s.rows_dims[0];
+  }
+  void next() {
+    ++row;
+    if (s.phases) return decode();
+    if (++pos[2] < s.rows_dims[2]) return;
+    pos[2] = 0;
+    if (++pos[1] < s.rows_dims[1]) return;
+    pos[1] = 0;
+    if (++pos[0] < s.rows_dims[0]) return;
+    pos[0] = 0;
+    ++n;
+  }
+};
+
+// The sources of taps [first, last] of the cursor's row (nullptr: zeros), sources[t - first].
+void Gather::row_sources(const char* base, const Cursor& at, int64_t first, int64_t last,
+                         const char** sources) const {
+  const GatherSpec& s = spec_;
+  if (s.map == TapMap::kIndexed) {
+    const int64_t block = at.row % s.index_blocks, tap = at.row / s.index_blocks;
+    sources[0] = base + (block * s.index_row_stride + tap * s.run) * elem_bytes_;
+    return;
+  }
+  const int64_t image_pixels = s.source_dims[0] * s.source_dims[1] * s.source_dims[2];
+  const char* image = base + at.n * image_pixels * s.pixel_stride * elem_bytes_;
+  const bool transposed = s.map == TapMap::kTransposed;
+  const bool one_by_one = specialization_ == Specialization::kFilter1x1Pad0 ||
+                          specialization_ == Specialization::kFilter1x1Stride1Pad0;
+  if (one_by_one && !transposed) {
+    // One tap at the row's own position scaled by the stride: never in the padding, so no
+    // bounds test at all.
+    sources[0] = image + ((at.pos[0] * s.stride[0] * s.source_dims[1] + at.pos[1] * s.stride[1]) *
+                              s.source_dims[2] +
+                          at.pos[2] * s.stride[2]) *
+                             s.pixel_stride * elem_bytes_;
+    return;
+  }
   auto source = [&](int axis, int64_t tap) {
-    return kTransposed ? transposed_source(pos[axis], tap, s.stride[axis], s.pad[axis], s.dil[axis],
-                                           s.source_dims[axis])
-                       : forward_source(pos[axis], tap, s.stride[axis], s.pad[axis], s.dil[axis],
-                                        s.source_dims[axis]);
+    return transposed ? transposed_source(at.pos[axis], tap, s.stride[axis], s.pad[axis],
+                                          s.dil[axis], s.source_dims[axis])
+                      : forward_source(at.pos[axis], tap, s.stride[axis], s.pad[axis], s.dil[axis],
+                                       s.source_dims[axis]);
   };
-  int64_t xs[FX ? FX : 16];
-  const bool small = fx <= 16;
-  if (small)
-    for (int64_t x = 0; x < fx; ++x) xs[x] = source(2, x);
-  int t = 0;
-  for (int64_t z = 0; z < fz; ++z) {
-    const int64_t sd = source(0, z);
-    for (int64_t y = 0; y < fy; ++y) {
-      const int64_t sh = sd < 0 ? -1 : source(1, y);
-      for (int64_t x = 0; x < fx; ++x, ++t) {
-        const int64_t sw = sh < 0 ? -1 : small ? xs[x] : source(2, x);
-        out[t] = sw < 0 ? nullptr
-                        : image + ((sd * s.source_dims[1] + sh) * s.source_dims[2] + sw) *
-                                      s.pixel_stride * elem_bytes;
-      }
+  // Taps in (z, y, x) order: step x, carrying into y and z, as the cursor steps pixels.
+  int64_t x = first % s.filter[2], y = first / s.filter[2] % s.filter[1],
+          z = first / (s.filter[1] * s.filter[2]);
+  int64_t sd = source(0, z), sh = sd < 0 ? -1 : source(1, y);
+  for (int64_t t = first; t <= last; ++t) {
+    const int64_t sw = sh < 0 ? -1 : source(2, x);
+    sources[t - first] = sw < 0 ? nullptr
+                                : image + ((sd * s.source_dims[1] + sh) * s.source_dims[2] + sw) *
+                                              s.pixel_stride * elem_bytes_;
+    if (++x == s.filter[2]) {
+      x = 0;
+      if (++y == s.filter[1]) y = 0, ++z, sd = z < s.filter[0] ? source(0, z) : -1;
+      sh = sd < 0 ? -1 : source(1, y);
     }
   }
 }
-}  // namespace
 
-void Gather::row_sources(const char* base, int64_t row, const char** sources) const {
-  if (spec_.map == TapMap::kIndexed) {
-    const int64_t block = row % spec_.index_blocks, tap = row / spec_.index_blocks;
-    sources[0] = base + (block * spec_.index_row_stride + tap * spec_.run) * elem_bytes_;
-    return;
+// Columns [col, end) of one row whose taps from `first` have `sources`, into out: one copy per
+// stretch of taps that lie back to back in the source (a filter row's taps, when a pixel holds
+// only the gathered channels and the dilation is 1) or are all zeros.
+void Gather::copy_row(const char* const* sources, int64_t first, int64_t col, int64_t end,
+                      float* out) const {
+  const int64_t run = spec_.run;
+  const char* pending = nullptr;  // the stretch: from pending (or zeros), `count` values
+  bool zeros = false;
+  int count = 0;
+  auto flush = [&] {
+    if (count) copy_run(out, zeros ? nullptr : pending, count);
+    out += count;
+    count = 0;
+  };
+  while (col < end) {
+    const int64_t t = col / run, c = col - t * run;
+    const int n = int(std::min<int64_t>(run - c, end - col));
+    const char* tap = spec_.map == TapMap::kIndexed && t != 0 ? nullptr : sources[t - first];
+    const char* src = tap ? tap + c * elem_bytes_ : nullptr;
+    const bool joins = count && (src == nullptr) == zeros &&
+                       (zeros || src == pending + int64_t(count) * elem_bytes_);
+    if (!joins) {
+      flush();
+      pending = src, zeros = src == nullptr;
+    }
+    count += n;
+    col += n;
   }
-  int64_t pos[3], n;
-  if (spec_.phases) {
-    spec_.phases->decode(row, n, pos);
-  } else {
-    int64_t rest = row;
-    pos[2] = rest % spec_.rows_dims[2], rest /= spec_.rows_dims[2];
-    pos[1] = rest % spec_.rows_dims[1], rest /= spec_.rows_dims[1];
-    pos[0] = rest % spec_.rows_dims[0];
-    n = rest / spec_.rows_dims[0];
-  }
-  const int64_t image_pixels = spec_.source_dims[0] * spec_.source_dims[1] * spec_.source_dims[2];
-  const char* image = base + n * image_pixels * spec_.pixel_stride * elem_bytes_;
-  const bool transposed = spec_.map == TapMap::kTransposed;
-  switch (specialization_) {
-    case Specialization::kFilter1x1Pad0:
-    case Specialization::kFilter1x1Stride1Pad0:
-      // One tap at the row's own position scaled by the stride: never in the padding, so the
-      // forward map needs no bounds test at all.
-      if (!transposed) {
-        sources[0] =
-            image + ((pos[0] * spec_.stride[0] * spec_.source_dims[1] + pos[1] * spec_.stride[1]) *
-                         spec_.source_dims[2] +
-                     pos[2] * spec_.stride[2]) *
-                        spec_.pixel_stride * elem_bytes_;
-        return;
-      }
-      return tap_sources<1, 1, 1, true>(spec_, pos, image, elem_bytes_, sources);
-    case Specialization::kFilter3x3:
-      if (spec_.filter[0] == 3)
-        return transposed ? tap_sources<3, 3, 3, true>(spec_, pos, image, elem_bytes_, sources)
-                          : tap_sources<3, 3, 3, false>(spec_, pos, image, elem_bytes_, sources);
-      return transposed ? tap_sources<1, 3, 3, true>(spec_, pos, image, elem_bytes_, sources)
-                        : tap_sources<1, 3, 3, false>(spec_, pos, image, elem_bytes_, sources);
-    case Specialization::kDefault:
-      break;
-  }
-  return transposed ? tap_sources<0, 0, 0, true>(spec_, pos, image, elem_bytes_, sources)
-                    : tap_sources<0, 0, 0, false>(spec_, pos, image, elem_bytes_, sources);
+  flush();
 }
 
 void Gather::copy(int64_t group, int64_t row0, int nrows, int64_t col0, int ncols, float* dst,
                   int64_t ld) const {
+  copy_block(group, row0, nrows, col0, ncols, dst, ld, 0);
+}
+
+void Gather::copy_panels(int64_t group, int64_t row0, int nrows, int64_t col0, int ncols,
+                         float* dst, int nr) const {
+  copy_block(group, row0, nrows, col0, ncols, dst, nr, nr);
+}
+
+// Rows [row0, row0 + nrows) x columns [col0, col0 + ncols): row i at dst + i * ld, or (nr > 0)
+// as micro-panels nr wide, panel j at dst + j * nr * nrows, its edge columns zero.
+void Gather::copy_block(int64_t group, int64_t row0, int nrows, int64_t col0, int ncols, float* dst,
+                        int64_t ld, int nr) const {
   const char* base =
       static_cast<const char*>(spec_.base) + group * spec_.group_stride * elem_bytes_;
-  // Room for an 8x8x8 filter on the stack: runs allocate nothing (larger filters do).
-  const char* stack_sources[512];
+  const int64_t first = col0 / spec_.run, last = (col0 + ncols - 1) / spec_.run;
+  const char* stack_sources[kStackTaps];
   std::vector<const char*> heap_sources;
   const char** sources = stack_sources;
-  const int taps = spec_.map == TapMap::kIndexed ? 1 : spec_.taps;
-  if (taps > 512) {
-    heap_sources.resize(size_t(taps));
+  if (last - first + 1 > kStackTaps) {
+    heap_sources.resize(size_t(last - first + 1));
     sources = heap_sources.data();
   }
-  const int64_t first_tap = col0 / spec_.run, last_tap = (col0 + ncols - 1) / spec_.run;
+  Cursor at(spec_, row0);
   for (int i = 0; i < nrows; ++i) {
-    row_sources(base, row0 + i, sources);
-    float* out = dst + i * ld;
-    int64_t col = col0;
-    for (int64_t t = first_tap; t <= last_tap; ++t) {
-      const int64_t c = col - t * spec_.run;
-      const int count = int(std::min<int64_t>(spec_.run - c, col0 + ncols - col));
-      const char* src =
-          spec_.map == TapMap::kIndexed ? (t == 0 ? sources[0] : nullptr) : sources[t];
-      copy_run(out + (col - col0), src ? src + c * elem_bytes_ : nullptr, count);
-      col += count;
+    if (i > 0) at.next();  // never past the last row: a phase-ordered decode would not end
+    row_sources(base, at, first, last, sources);
+    if (nr == 0) {
+      copy_row(sources, first, col0, col0 + ncols, dst + i * ld);
+      continue;
+    }
+    for (int j = 0; j < ncols; j += nr) {
+      const int width = std::min(nr, ncols - j);
+      float* out = dst + int64_t(j) * nrows + int64_t(i) * nr;
+      copy_row(sources, first, col0 + j, col0 + j + width, out);
+      std::fill(out + width, out + nr, 0.0f);
     }
   }
 }

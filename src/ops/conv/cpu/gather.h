@@ -78,10 +78,19 @@ class Gather {
   // unless they end the row.
   void copy(std::int64_t group, std::int64_t row0, int nrows, std::int64_t col0, int ncols,
             float* dst, std::int64_t ld) const;
+  // The same block as micro-panels nr columns wide (panel j at dst + j * nr * nrows, row i of it
+  // at + i * nr, columns past ncols zero): each row's sources found once for all its panels.
+  void copy_panels(std::int64_t group, std::int64_t row0, int nrows, std::int64_t col0, int ncols,
+                   float* dst, int nr) const;
 
  private:
-  // The source of every tap of `row` (nullptr: zeros).
-  void row_sources(const char* base, std::int64_t row, const char** sources) const;
+  struct Cursor;
+  void row_sources(const char* base, const Cursor& at, std::int64_t first, std::int64_t last,
+                   const char** sources) const;
+  void copy_row(const char* const* sources, std::int64_t first, std::int64_t col, std::int64_t end,
+                float* out) const;
+  void copy_block(std::int64_t group, std::int64_t row0, int nrows, std::int64_t col0, int ncols,
+                  float* dst, std::int64_t ld, int nr) const;
   void copy_run(float* dst, const char* src, int count) const;
 
   GatherSpec spec_;
