@@ -46,18 +46,31 @@ class Buffer {
   kernels::PlacedBuffer memory_;
 };
 
-// Which packed B a thread holds: consecutive tasks of one (group, column block, part) reuse it.
+// Which block of an operand a thread holds: consecutive tasks of one (group, block, warp, part)
+// reuse it (the block is a column block for B, a row block for A).
 struct CacheTag {
-  int64_t run = -1, group = 0, bn = 0;
-  int wn = 0, part = 0;
+  int64_t run = -1, group = 0, block = 0;
+  int warp = 0, part = 0;
   bool operator==(const CacheTag&) const = default;
+};
+
+// Every K slot of one block of an operand, filled on first use while its tag holds.
+struct SlotCache {
+  CacheTag tag;
+  std::vector<char> ready;  // per K slot
+  // Makes `tag` current, forgetting the slots of the previous one.
+  void hold(const CacheTag& t) {
+    if (tag == t) return;
+    tag = t;
+    std::fill(ready.begin(), ready.end(), 0);
+  }
 };
 
 struct ThreadSpace {
   Buffer a_block{Placement::kStage}, a_pack{Placement::kPackA}, b_pack{Placement::kPackB};
+  Buffer a_cache{Placement::kPackA};
   Buffer stage{Placement::kStage};
-  CacheTag tag;
-  std::vector<char> b_ready;  // per K slot: packed for `tag`
+  SlotCache a_slots, b_slots;
 };
 
 // The scratchpad of all conv drivers, one set of buffers per worker thread; runs take the lock.
@@ -80,6 +93,12 @@ struct Blocking {
   int64_t groups = 1, tiles_m = 0, tiles_n = 0, k_tiles = 0, tasks = 0, slots = 0;
   int split = 1, parts = 1, sub_m = 0, sub_n = 0, ks = 0;
   bool cache_b = false;
+  // Forward and backward data: tasks walk the column blocks of a row block first, and a thread
+  // keeps that row block's A (gathered, or packed) for every K slot while it stays cache-sized,
+  // so the im2col gather of a row block runs once, not once per column block; their B (the
+  // weights) is packed once per bound kernel (PackedWeights), so reusing A is what pays.
+  bool a_first = false, cache_a = false;
+  int64_t a_slot_floats = 0;
   // Backward data with a stride: rows in stride-phase order (RowPhases), results staged and
   // written to each row's pixel; each phase is cut into its own block rows (phase_tiles[p]: the
   // first block row of phase p, then tiles_m), so that every block keeps to one phase.
@@ -92,13 +111,14 @@ struct Blocking {
 // The scratch memory of one run: per-thread buffers (each allocated once per worker) and the
 // shared partial results; 0 where the kernel needs none.
 struct Scratch {
-  int64_t a_block = 0, a_pack = 0, b_pack = 0, stage = 0, b_slots = 0;  // per thread
-  int64_t partial = 0;                                                  // shared
+  int64_t a_block = 0, a_pack = 0, b_pack = 0, a_cache = 0, stage = 0, b_slots = 0,
+          a_slots = 0;  // per thread
+  int64_t partial = 0;  // shared
   // As allocated: placed buffers are rounded up to 64 bytes; b_slots are one-byte flags.
   double bytes(int threads) const {
     auto placed = [](int64_t n) { return double((n + 63) / 64 * 64); };
-    return double(threads) * (placed(a_block) + placed(a_pack) + placed(b_pack) + placed(stage) +
-                              double(b_slots)) +
+    return double(threads) * (placed(a_block) + placed(a_pack) + placed(b_pack) + placed(a_cache) +
+                              placed(stage) + double(b_slots + a_slots)) +
            placed(partial);
   }
 };
@@ -162,7 +182,10 @@ struct ConvDriver::Impl : Blocking {
   void reserve(int threads);
   void worker(int t, int nt);
   void task(ThreadSpace& ws, int64_t id);
-  OperandView view_a(ThreadSpace& ws, int64_t g, int64_t r0, int64_t k0, int rows, int kl);
+  OperandView view_a(ThreadSpace& ws, int64_t g, int64_t r0, int64_t k0, int rows, int kl,
+                     int64_t slot);
+  OperandView fill_a(ThreadSpace& ws, int64_t g, int64_t r0, int64_t k0, int rows, int kl,
+                     char* into);
   OperandView view_b(ThreadSpace& ws, int64_t g, int64_t c0, int64_t k0, int cols, int kl,
                      int64_t slot, int64_t packed_slice);
   void pack_b_slice(int64_t g, int64_t c0, int64_t k0, int cols, int kl, float* panels) const;
@@ -316,6 +339,11 @@ Blocking ConvDriver::Impl::blocking(const Problem& p, int threads) const {
   run.cache_b = b_mode != BMode::kInPlace &&
                 run.slots * ceil_div(run.sub_n, cfg.warp_tile_n) * cfg.warp_tile_n * run.ks * 4 <=
                     kCacheBytes;
+  run.a_first = cfg.dir != Direction::kBackwardWeight && a_mode != AMode::kInPlace;
+  const bool a_packed = a_mode == AMode::kPacked || a_mode == AMode::kGatherPacked;
+  run.a_slot_floats =
+      (a_packed ? ceil_div(run.sub_m, cfg.warp_tile_m) * cfg.warp_tile_m : run.sub_m) * run.ks;
+  run.cache_a = run.a_first && run.slots * run.a_slot_floats * 4 <= kCacheBytes;
   return run;
 }
 
@@ -335,6 +363,10 @@ Scratch ConvDriver::Impl::scratch(const Blocking& run) const {
     s.b_pack = 4 * (run.cache_b ? run.slots : 1) * panel_cols * run.ks;
     s.b_slots = run.slots;
   }
+  if (run.cache_a) {
+    s.a_cache = 4 * run.slots * run.a_slot_floats;
+    s.a_slots = run.slots;
+  }
   if (cfg.epilogue == Epilogue::kCShuffle || run.phased)
     s.stage = 4 * int64_t(run.sub_m) * run.sub_n;
   if (run.parts > 1) s.partial = 4 * int64_t(run.parts - 1) * run.result_elems;
@@ -350,34 +382,58 @@ void ConvDriver::Impl::reserve(int threads) {
     if (s.a_pack) ws.a_pack.reserve(size_t(s.a_pack));
     if (s.b_pack) {
       ws.b_pack.reserve(size_t(s.b_pack));
-      if (ws.b_ready.size() < size_t(s.b_slots)) ws.b_ready.resize(size_t(s.b_slots));
+      if (ws.b_slots.ready.size() < size_t(s.b_slots)) ws.b_slots.ready.resize(size_t(s.b_slots));
+    }
+    if (s.a_cache) {
+      ws.a_cache.reserve(size_t(s.a_cache));
+      if (ws.a_slots.ready.size() < size_t(s.a_slots)) ws.a_slots.ready.resize(size_t(s.a_slots));
     }
     if (s.stage) ws.stage.reserve(size_t(s.stage));
   }
   if (s.partial) work.partial.reserve(size_t(s.partial));
 }
 
+// A's rows [r0, r0 + rows) x K [k0, k0 + kl) of group g as the micro-kernel reads it: in place,
+// or gathered and packed into the thread's buffers, or (cache_a) into K slot `slot` of the
+// thread's A cache, filled once per row block.
 OperandView ConvDriver::Impl::view_a(ThreadSpace& ws, int64_t g, int64_t r0, int64_t k0, int rows,
-                                     int kl) {
+                                     int kl, int64_t slot) {
+  if (!cache_a) return fill_a(ws, g, r0, k0, rows, kl, nullptr);
+  char* into = ws.a_cache.bytes() + 4 * slot * a_slot_floats;
+  if (!ws.a_slots.ready[size_t(slot)]) {
+    fill_a(ws, g, r0, k0, rows, kl, into);
+    ws.a_slots.ready[size_t(slot)] = 1;
+  }
   const int mr = cfg.warp_tile_m;
-  const OperandView packed{ws.a_pack.bytes(), 4 * int64_t(mr) * kl, 1, mr};
+  if (a_mode == AMode::kGatherRows) return {into, 4 * int64_t(mr) * kl, kl, 1};
+  return {into, 4 * int64_t(mr) * kl, 1, mr};
+}
+
+// A's view, gathered or packed into `into` (a slot of the A cache) or, given nullptr, into the
+// thread's own blocks; in place it copies nothing.
+OperandView ConvDriver::Impl::fill_a(ThreadSpace& ws, int64_t g, int64_t r0, int64_t k0, int rows,
+                                     int kl, char* into) {
+  const int mr = cfg.warp_tile_m;
+  char* pack_to = into ? into : ws.a_pack.bytes();
+  const OperandView packed{pack_to, 4 * int64_t(mr) * kl, 1, mr};
   switch (a_mode) {
     case AMode::kInPlace:
     case AMode::kPacked: {
       const char* src = a.base + (g * a.gs + r0 * a.s0 + k0 * a.s1) * elem_bytes;
       if (a_mode == AMode::kInPlace) return {src, mr * a.s0 * elem_bytes, a.s0, a.s1};
       kernels::pack_a(isa, kernels::SourceA{src, src_elem, a.s0, a.s1}, rows, kl, mr, false,
-                      ws.a_pack.bytes());
+                      pack_to);
       return packed;
     }
     case AMode::kGatherRows:
     case AMode::kGatherPacked: {
-      float* block = ws.a_block.floats();
+      float* block = a_mode == AMode::kGatherRows && into ? reinterpret_cast<float*>(into)
+                                                          : ws.a_block.floats();
       a_gather->copy(g, r0, rows, k0, kl, block, kl);
       if (a_mode == AMode::kGatherRows)
         return {reinterpret_cast<const char*>(block), 4 * int64_t(mr) * kl, kl, 1};
       kernels::pack_a(isa, kernels::SourceA{block, Elem::kF32, kl, 1}, rows, kl, mr, false,
-                      ws.a_pack.bytes());
+                      pack_to);
       return packed;
     }
   }
@@ -400,9 +456,9 @@ OperandView ConvDriver::Impl::view_b(ThreadSpace& ws, int64_t g, int64_t c0, int
   const int64_t panel_cols = ceil_div(sub_n, nr) * nr;
   const int64_t cached = cache_b ? slot : 0;
   float* panels = ws.b_pack.floats() + cached * panel_cols * ks;
-  if (!cache_b || !ws.b_ready[size_t(slot)]) {
+  if (!cache_b || !ws.b_slots.ready[size_t(slot)]) {
     pack_b_slice(g, c0, k0, cols, kl, panels);
-    if (cache_b) ws.b_ready[size_t(slot)] = 1;
+    if (cache_b) ws.b_slots.ready[size_t(slot)] = 1;
   }
   OperandView v = panels_at;
   v.base = reinterpret_cast<const char*>(panels);
@@ -466,14 +522,18 @@ void ConvDriver::Impl::walk(const OperandView& av, const OperandView& bv, int ro
 }
 
 void ConvDriver::Impl::task(ThreadSpace& ws, int64_t id) {
-  const int wm = int(id % cfg.warp_m);
-  id /= cfg.warp_m;
-  const int64_t bm = id % tiles_m;
-  id /= tiles_m;
-  const int wn = int(id % cfg.warp_n);
-  id /= cfg.warp_n;
-  const int64_t bn = id % tiles_n;
-  id /= tiles_n;
+  int wm, wn;
+  int64_t bm, bn;
+  auto take = [&id](int64_t extent) {
+    const int64_t v = id % extent;
+    id /= extent;
+    return v;
+  };
+  if (a_first) {  // column blocks fastest: consecutive tasks share a row block's A
+    wn = int(take(cfg.warp_n)), bn = take(tiles_n), wm = int(take(cfg.warp_m)), bm = take(tiles_m);
+  } else {  // row blocks fastest: consecutive tasks share a column block's B
+    wm = int(take(cfg.warp_m)), bm = take(tiles_m), wn = int(take(cfg.warp_n)), bn = take(tiles_n);
+  }
   const int64_t g = id % groups;
   id /= groups;
   const int wk = int(id % cfg.warp_k);
@@ -502,13 +562,8 @@ void ConvDriver::Impl::task(ThreadSpace& ws, int64_t id) {
   const bool shuffle = cfg.epilogue == Epilogue::kCShuffle || phased;
   float* target = shuffle ? ws.stage.floats() : out;
   const int64_t ldt = shuffle ? sub_n : ldc;
-  if (cache_b) {
-    CacheTag tag{work.run_id, g, bn, wn, part};
-    if (!(ws.tag == tag)) {
-      ws.tag = tag;
-      std::fill(ws.b_ready.begin(), ws.b_ready.end(), 0);
-    }
-  }
+  if (cache_b) ws.b_slots.hold(CacheTag{work.run_id, g, bn, wn, part});
+  if (cache_a) ws.a_slots.hold(CacheTag{work.run_id, g, bm, wm, part});
   // A block of one stride phase skips the K slices of taps that never reach that phase.
   const int64_t kb0 = s * k_tiles / split, kb1 = (s + 1) * k_tiles / split;
   bool first = true;
@@ -518,7 +573,7 @@ void ConvDriver::Impl::task(ThreadSpace& ws, int64_t id) {
     const int kl = int(std::min<int64_t>(ks, shape.k - k0));
     if (phase >= 0 && !phase_has_taps(phase, k0, kl)) continue;
     OperandView bv = view_b(ws, g, c0, k0, cols, kl, kb - kb0, packed_slice(g, bn, wn, kb, wk));
-    OperandView av = view_a(ws, g, r0, k0, rows, kl);
+    OperandView av = view_a(ws, g, r0, k0, rows, kl, kb - kb0);
     walk(av, bv, rows, cols, kl, target, ldt, first);
     first = false;
   }

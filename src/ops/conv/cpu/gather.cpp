@@ -15,7 +15,7 @@ using std::int64_t;
 // Copies `count` values (a multiple of V) in chunks of V: one V-wide load and store per chunk
 // (the vector width the configuration's vec field names); V = 1 copies value by value.
 template <int V>
-void copy_f32(float* dst, const float* src, int count) {
+inline void copy_f32(float* dst, const float* src, int count) {
   for (int i = 0; i < count; i += V) std::memcpy(dst + i, src + i, V * sizeof(float));
 }
 template <>
@@ -24,7 +24,7 @@ template <>
 }
 
 template <int V>
-void widen_bf16(float* dst, const std::uint16_t* src, int count) {
+inline void widen_bf16(float* dst, const std::uint16_t* src, int count) {
   for (int i = 0; i < count; i += V) {
     std::uint32_t words[V];
     for (int v = 0; v < V; ++v) words[v] = std::uint32_t(src[i + v]) << 16;
@@ -95,7 +95,8 @@ Gather::Gather(const GatherSpec& spec, Specialization specialization, int vec)
               : spec_.batch * spec_.rows_dims[0] * spec_.rows_dims[1] * spec_.rows_dims[2];
 }
 
-void Gather::copy_run(float* dst, const char* src, int count) const {
+// Inlined into copy_row, which calls it once per stretch of a row (a gather's inner loop).
+[[gnu::always_inline]] inline void Gather::copy_run(float* dst, const char* src, int count) const {
   if (!src) {
     std::memset(dst, 0, sizeof(float) * size_t(count));
     return;
@@ -191,19 +192,24 @@ void Gather::row_sources(const char* base, const Cursor& at, int64_t first, int6
                       : forward_source(at.pos[axis], tap, s.stride[axis], s.pad[axis], s.dil[axis],
                                        s.source_dims[axis]);
   };
-  // Taps in (z, y, x) order: step x, carrying into y and z, as the cursor steps pixels.
-  int64_t x = first % s.filter[2], y = first / s.filter[2] % s.filter[1],
-          z = first / (s.filter[1] * s.filter[2]);
-  int64_t sd = source(0, z), sh = sd < 0 ? -1 : source(1, y);
+  // Taps in (z, y, x) order: the source row of each (z, y) is found once, then each x looks up
+  // only its column.
+  const int64_t fx = s.filter[2], pixel_bytes = s.pixel_stride * elem_bytes_;
+  int64_t x = first % fx, y = first / fx % s.filter[1], z = first / (s.filter[1] * fx);
+  const char* row_start = nullptr;  // the source row of (z, y) at w = 0, or null: all zeros
+  auto start_row = [&] {
+    const int64_t sd = source(0, z), sh = sd < 0 ? -1 : source(1, y);
+    row_start =
+        sh < 0 ? nullptr : image + (sd * s.source_dims[1] + sh) * s.source_dims[2] * pixel_bytes;
+  };
+  start_row();
   for (int64_t t = first; t <= last; ++t) {
-    const int64_t sw = sh < 0 ? -1 : source(2, x);
-    sources[t - first] = sw < 0 ? nullptr
-                                : image + ((sd * s.source_dims[1] + sh) * s.source_dims[2] + sw) *
-                                              s.pixel_stride * elem_bytes_;
-    if (++x == s.filter[2]) {
+    const int64_t sw = row_start ? source(2, x) : -1;
+    sources[t - first] = sw < 0 ? nullptr : row_start + sw * pixel_bytes;
+    if (++x == fx) {
       x = 0;
-      if (++y == s.filter[1]) y = 0, ++z, sd = z < s.filter[0] ? source(0, z) : -1;
-      sh = sd < 0 ? -1 : source(1, y);
+      if (++y == s.filter[1]) y = 0, ++z;
+      if (t < last) start_row();
     }
   }
 }
