@@ -66,6 +66,32 @@ TEST(ConvGather, ForwardImageMatchesIm2colForEveryCopyWidthAndSpecialisation) {
   }
 }
 
+// G = 1 and dilation 1: a filter row's taps lie back to back and are copied as one run, cut
+// where a tap falls into the padding; the whole im2col, row after row (the cursor crossing
+// image rows and images), and the same block as micro-panels with zeroed edge columns.
+TEST(ConvGather, BackToBackTapsAndPanelsMatchIm2col) {
+  Problem p = parse_native_problem(
+      "n=2,c=3,k=8,hi=9,wi=8,y=7,x=7,pad_h=3,pad_w=3,stride_h=2,stride_w=2,dir=fwd,dtype=fp32");
+  std::vector<float> x(size_t(p.n * p.hi * p.wi * p.c));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(i % 89) + 1;
+  const std::vector<float> want = im2col(p, x, 0);
+  Gather gather(image_spec(p, x.data()), Specialization::kDefault, 1);
+  const std::int64_t rows = gather.rows(), cols = gather.cols();
+  std::vector<float> all(size_t(rows * cols), -1.0f);
+  gather.copy(0, 0, int(rows), 0, int(cols), all.data(), cols);
+  ASSERT_EQ(all, want);
+  // Rows 5..17 x columns 20..89 as 16-wide panels: 70 columns, so the last panel has 6 valid.
+  const int nrows = 13, col0 = 20, ncols = 70, nr = 16;
+  std::vector<float> panels(size_t((ncols + nr - 1) / nr * nr * nrows), -1.0f);
+  gather.copy_panels(0, 5, nrows, col0, ncols, panels.data(), nr);
+  for (int j = 0; j < (ncols + nr - 1) / nr * nr; ++j)
+    for (int r = 0; r < nrows; ++r) {
+      const float got = panels[size_t(j / nr * nr * nrows + r * nr + j % nr)];
+      const float expected = j < ncols ? want[size_t((5 + r) * cols + col0 + j)] : 0.0f;
+      ASSERT_EQ(got, expected) << "row " << r << " column " << j;
+    }
+}
+
 TEST(ConvGather, OneByOneStridedAndBf16Widening) {
   Problem p = parse_native_problem(
       "n=1,c=8,k=8,hi=5,wi=5,y=1,x=1,stride_h=2,stride_w=2,"
