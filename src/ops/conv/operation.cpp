@@ -244,9 +244,11 @@ class ConvBoundKernel : public BoundKernel {
   }
   void run() override {
     workload_.advance();
-    if (packs_.size() != workload_.set_count()) pack();  // the operands were rotated since
-    kernel_.run(workload_.conv(), workload_.tensors(), threads_,
-                packs_[workload_.current_set()].get());
+    const size_t set = workload_.current_set();
+    // Operands rotated since the bind are other tensors: pack theirs (runs check the source).
+    if (set >= packs_.size() || (packs_[set] && packs_[set]->source != workload_.tensors().w))
+      pack();
+    kernel_.run(workload_.conv(), workload_.tensors(), threads_, packs_[set].get());
   }
   std::string verify() override { return workload_.check_output(); }
 

@@ -196,7 +196,7 @@ struct ConvDriver::Impl : Blocking {
   int64_t packed_slice(int64_t g, int64_t bn, int wn, int64_t kb, int wk) const {
     return ((g * tiles_n + bn) * cfg.warp_n + wn) * k_tiles * cfg.warp_k + kb * cfg.warp_k + wk;
   }
-  std::string weight_layout() const;
+  std::string layout;  // weight_layout(): fixed by the configuration, so made once
   void walk(const OperandView& av, const OperandView& bv, int rows, int cols, int kl, float* target,
             int64_t ldt, bool first);
   void reduce(int t, int nt);
@@ -204,6 +204,10 @@ struct ConvDriver::Impl : Blocking {
 };
 
 ConvDriver::Impl::Impl(const ConvConfig& config, Isa cpu) : cfg(config) {
+  if (cfg.dir != Direction::kBackwardWeight)
+    layout = "n" + std::to_string(cfg.tile_n) + "/" + std::to_string(cfg.warp_n) + "/" +
+             std::to_string(cfg.warp_tile_n) + " k" + std::to_string(cfg.tile_k) + "/" +
+             std::to_string(cfg.warp_k);
   const bool bf16 = cfg.dtype == "bf16";
   src_elem = bf16 ? Elem::kBf16 : Elem::kF32;
   elem_bytes = bf16 ? 2 : 4;
@@ -478,13 +482,6 @@ void ConvDriver::Impl::pack_b_slice(int64_t g, int64_t c0, int64_t k0, int cols,
   b_gather->copy_panels(g, k0, kl, c0, cols, panels, nr);
 }
 
-std::string ConvDriver::Impl::weight_layout() const {
-  if (cfg.dir == Direction::kBackwardWeight) return "";
-  return "n" + std::to_string(cfg.tile_n) + "/" + std::to_string(cfg.warp_n) + "/" +
-         std::to_string(cfg.warp_tile_n) + " k" + std::to_string(cfg.tile_k) + "/" +
-         std::to_string(cfg.warp_k);
-}
-
 // The register tiles of one K slice in the scheduler's order; compv4 prefetches the micro-panel
 // the inner loop reads next.
 void ConvDriver::Impl::walk(const OperandView& av, const OperandView& bv, int rows, int cols,
@@ -636,20 +633,19 @@ double ConvDriver::workspace_bytes(const Problem& p, int threads) const {
 }
 
 std::string ConvDriver::weight_layout() const {
-  return impl_->weight_layout();
+  return impl_->layout;
 }
 
 std::unique_ptr<PackedWeights> ConvDriver::pack_weights(const Problem& p, const void* w) const {
   Impl& x = *impl_;
-  const std::string layout = x.weight_layout();
-  if (layout.empty()) return nullptr;
+  if (x.layout.empty()) return nullptr;
   std::lock_guard lock(x.work.mutex);  // the per-run state below is shared with run()
   static_cast<Blocking&>(x) = x.blocking(p, 1);
   ConvTensors weights_only;
   weights_only.w = w;
   x.bind(p, weights_only);
   auto out = std::make_unique<PackedWeights>();
-  out->layout = layout;
+  out->layout = x.layout;
   out->problem = p;
   out->source = w;
   const int64_t slice = x.packed_slice_floats();
@@ -677,13 +673,13 @@ std::unique_ptr<PackedWeights> ConvDriver::pack_weights(const Problem& p, const 
 void ConvDriver::run(const Problem& p, const ConvTensors& tensors, int threads,
                      const PackedWeights* packed) {
   Impl& x = *impl_;
-  if (packed && (packed->layout != x.weight_layout() || !(packed->problem == p) ||
-                 packed->source != tensors.w))
+  if (packed &&
+      (packed->layout != x.layout || !(packed->problem == p) || packed->source != tensors.w))
     throw InputError("", 0, "packed weights",
                      "packed for another " +
-                         std::string(packed->layout != x.weight_layout() ? "kernel layout"
-                                     : !(packed->problem == p)           ? "problem"
-                                                                         : "weight tensor") +
+                         std::string(packed->layout != x.layout ? "kernel layout"
+                                     : !(packed->problem == p)  ? "problem"
+                                                                : "weight tensor") +
                          " than this run's (" + x.cfg.name() + ")");
   std::lock_guard lock(x.work.mutex);  // also guards x's per-run state
   static_cast<Blocking&>(x) = x.blocking(p, threads);
