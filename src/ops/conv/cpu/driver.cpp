@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "ops/conv/cpu/direct.h"
 #include "ops/conv/cpu/gather.h"
 #include "ops/cpu_gemm_core/micro.h"
 #include "ops/cpu_gemm_core/pack.h"
@@ -71,6 +72,8 @@ struct ThreadSpace {
   Buffer a_cache{Placement::kPackA};
   Buffer stage{Placement::kStage};
   SlotCache a_slots, b_slots;
+  std::vector<DirectPiece> pieces;      // direct: the task's row runs
+  std::vector<DirectSegment> segments;  // direct: the K slice's contiguous column ranges
 };
 
 // The scratchpad of all conv drivers, one set of buffers per worker thread; runs take the lock.
@@ -78,6 +81,7 @@ struct Workspace {
   std::mutex mutex;
   std::vector<ThreadSpace> spaces;
   Buffer partial{Placement::kPartial};
+  Buffer padded{Placement::kStage};  // direct: the zero-padded input
   int64_t run_id = 0;
 };
 
@@ -99,6 +103,10 @@ struct Blocking {
   // weights) is packed once per bound kernel (PackedWeights), so reusing A is what pays.
   bool a_first = false, cache_a = false;
   int64_t a_slot_floats = 0;
+  // Forward fp32 with long contiguous column ranges: A read in place from the input (or its
+  // zero-padded copy) instead of gathered (DirectA; compv4's gathered, packed A excepted).
+  bool direct = false;
+  DirectA direct_a;
   // Backward data with a stride: rows in stride-phase order (RowPhases), results staged and
   // written to each row's pixel; each phase is cut into its own block rows (phase_tiles[p]: the
   // first block row of phase p, then tiles_m), so that every block keeps to one phase.
@@ -114,12 +122,13 @@ struct Scratch {
   int64_t a_block = 0, a_pack = 0, b_pack = 0, a_cache = 0, stage = 0, b_slots = 0,
           a_slots = 0;  // per thread
   int64_t partial = 0;  // shared
+  int64_t padded = 0;   // shared: direct's padded input
   // As allocated: placed buffers are rounded up to 64 bytes; b_slots are one-byte flags.
   double bytes(int threads) const {
     auto placed = [](int64_t n) { return double((n + 63) / 64 * 64); };
     return double(threads) * (placed(a_block) + placed(a_pack) + placed(b_pack) + placed(a_cache) +
                               placed(stage) + double(b_slots + a_slots)) +
-           placed(partial);
+           placed(partial) + placed(padded);
   }
 };
 
@@ -199,6 +208,9 @@ struct ConvDriver::Impl : Blocking {
   std::string layout;  // weight_layout(): fixed by the configuration, so made once
   void walk(const OperandView& av, const OperandView& bv, int rows, int cols, int kl, float* target,
             int64_t ldt, bool first);
+  void walk_direct(ThreadSpace& ws, int64_t g, const OperandView& bv, int cols, int64_t k0, int kl,
+                   float* target, int64_t ldt, bool first);
+  const float* direct_source = nullptr;  // direct: the input, or its padded copy
   void reduce(int t, int nt);
   bool phase_has_taps(int phase, int64_t k0, int kl) const;
 };
@@ -347,7 +359,9 @@ Blocking ConvDriver::Impl::blocking(const Problem& p, int threads) const {
   const bool a_packed = a_mode == AMode::kPacked || a_mode == AMode::kGatherPacked;
   run.a_slot_floats =
       (a_packed ? ceil_div(run.sub_m, cfg.warp_tile_m) * cfg.warp_tile_m : run.sub_m) * run.ks;
-  run.cache_a = run.a_first && run.slots * run.a_slot_floats * 4 <= kCacheBytes;
+  run.direct = a_mode == AMode::kGatherRows && DirectA::applies(p, src_elem == Elem::kBf16);
+  if (run.direct) run.direct_a = DirectA(p);
+  run.cache_a = run.a_first && !run.direct && run.slots * run.a_slot_floats * 4 <= kCacheBytes;
   return run;
 }
 
@@ -359,8 +373,9 @@ Scratch ConvDriver::Impl::scratch(const Blocking& run) const {
   const int64_t panel_rows = ceil_div(run.sub_m, cfg.warp_tile_m) * cfg.warp_tile_m;
   const int64_t panel_cols = ceil_div(run.sub_n, cfg.warp_tile_n) * cfg.warp_tile_n;
   Scratch s;
-  if (a_mode == AMode::kGatherRows || a_mode == AMode::kGatherPacked)
+  if ((a_mode == AMode::kGatherRows && !run.direct) || a_mode == AMode::kGatherPacked)
     s.a_block = 4 * int64_t(run.sub_m) * run.ks;
+  if (run.direct) s.padded = 4 * run.direct_a.padded_floats();
   if (a_mode == AMode::kPacked || a_mode == AMode::kGatherPacked)
     s.a_pack = 4 * panel_rows * run.ks;
   if (b_mode != BMode::kInPlace) {
@@ -395,6 +410,7 @@ void ConvDriver::Impl::reserve(int threads) {
     if (s.stage) ws.stage.reserve(size_t(s.stage));
   }
   if (s.partial) work.partial.reserve(size_t(s.partial));
+  if (s.padded) work.padded.reserve(size_t(s.padded));
 }
 
 // A's rows [r0, r0 + rows) x K [k0, k0 + kl) of group g as the micro-kernel reads it: in place,
@@ -518,6 +534,43 @@ void ConvDriver::Impl::walk(const OperandView& av, const OperandView& bv, int ro
   }
 }
 
+// walk's direct counterpart: A read in place, one micro-kernel call per (piece of a register
+// tile's rows within one output row, column panel, contiguous column range of the slice); the
+// first range of the first slice overwrites the tile, the rest accumulate.
+void ConvDriver::Impl::walk_direct(ThreadSpace& ws, int64_t g, const OperandView& bv, int cols,
+                                   int64_t k0, int kl, float* target, int64_t ldt, bool first) {
+  const int mr = cfg.warp_tile_m, nr = cfg.warp_tile_n;
+  direct_a.segments(k0, kl, ws.segments);
+  const float* a_base = direct_source + direct_a.group_offset(g);
+  kernels::MicroArgs args{
+      nullptr, direct_a.row_stride(), 1,    nullptr, nr, 1, nullptr, ldt, 0, mr, nr, mr,
+      nr,      cfg.warp_tile_k,       false};
+  const int pn = int(ceil_div(cols, nr));
+  auto call = [&](const DirectPiece& piece, int jr) {
+    args.c = target + int64_t(piece.i0) * ldt + int64_t(jr) * nr;
+    args.mv = piece.count;
+    args.nv = std::min(nr, cols - jr * nr);
+    const kernels::MicroFn fn = args.mv < mr || args.nv < nr ? edge : full;
+    const char* panel = bv.base + jr * bv.panel_bytes;
+    bool load = !first;
+    for (const DirectSegment& seg : ws.segments) {
+      args.a = a_base + piece.offset + seg.offset;
+      args.b = panel + 4 * int64_t(seg.k) * nr;
+      args.kc = seg.len;
+      args.load_c = load;
+      fn(args);
+      load = true;
+    }
+  };
+  if (cfg.scheduler == Scheduler::kIntrawave) {
+    for (int jr = 0; jr < pn; ++jr)
+      for (const DirectPiece& piece : ws.pieces) call(piece, jr);
+  } else {
+    for (const DirectPiece& piece : ws.pieces)
+      for (int jr = 0; jr < pn; ++jr) call(piece, jr);
+  }
+}
+
 void ConvDriver::Impl::task(ThreadSpace& ws, int64_t id) {
   int wm, wn;
   int64_t bm, bn;
@@ -564,14 +617,19 @@ void ConvDriver::Impl::task(ThreadSpace& ws, int64_t id) {
   // A block of one stride phase skips the K slices of taps that never reach that phase.
   const int64_t kb0 = s * k_tiles / split, kb1 = (s + 1) * k_tiles / split;
   bool first = true;
+  if (direct) direct_a.pieces(r0, rows, cfg.warp_tile_m, ws.pieces);
   for (int64_t kb = kb0; kb < kb1; ++kb) {
     const int64_t k0 = kb * cfg.tile_k + int64_t(wk) * ks;
     if (k0 >= shape.k) continue;
     const int kl = int(std::min<int64_t>(ks, shape.k - k0));
     if (phase >= 0 && !phase_has_taps(phase, k0, kl)) continue;
     OperandView bv = view_b(ws, g, c0, k0, cols, kl, kb - kb0, packed_slice(g, bn, wn, kb, wk));
-    OperandView av = view_a(ws, g, r0, k0, rows, kl, kb - kb0);
-    walk(av, bv, rows, cols, kl, target, ldt, first);
+    if (direct) {
+      walk_direct(ws, g, bv, cols, k0, kl, target, ldt, first);
+    } else {
+      OperandView av = view_a(ws, g, r0, k0, rows, kl, kb - kb0);
+      walk(av, bv, rows, cols, kl, target, ldt, first);
+    }
     first = false;
   }
   if (first) {  // this part's K share is empty (K tail, or no tap of the phase): zero
@@ -687,7 +745,12 @@ void ConvDriver::run(const Problem& p, const ConvTensors& tensors, int threads,
   x.packed = packed;
   x.reserve(threads);
   ++x.work.run_id;
+  const bool pad = x.direct && x.direct_a.padded_floats() > 0;
+  if (x.direct)
+    x.direct_source = pad ? x.work.padded.floats() : static_cast<const float*>(tensors.x);
   if (threads == 1) {
+    if (pad)
+      x.direct_a.fill_padded(static_cast<const float*>(tensors.x), x.work.padded.floats(), 0, 1);
     x.worker(0, 1);
     if (x.parts > 1) x.reduce(0, 1);
     return;
@@ -695,6 +758,10 @@ void ConvDriver::run(const Problem& p, const ConvTensors& tensors, int threads,
 #pragma omp parallel num_threads(threads)
   {
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    if (pad) {
+      x.direct_a.fill_padded(static_cast<const float*>(tensors.x), x.work.padded.floats(), t, nt);
+#pragma omp barrier
+    }
     x.worker(t, nt);
     if (x.parts > 1) {
 #pragma omp barrier

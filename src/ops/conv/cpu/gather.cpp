@@ -228,8 +228,8 @@ void Gather::copy_row(const char* const* sources, int64_t first, int64_t col, in
     out += count;
     count = 0;
   };
-  while (col < end) {
-    const int64_t t = col / run, c = col - t * run;
+  int64_t t = col / run, c = col - t * run;  // one division per row; then stepped
+  for (; col < end; c = 0, ++t) {
     const int n = int(std::min<int64_t>(run - c, end - col));
     const char* tap = spec_.map == TapMap::kIndexed && t != 0 ? nullptr : sources[t - first];
     const char* src = tap ? tap + c * elem_bytes_ : nullptr;
