@@ -425,8 +425,8 @@ const std::vector<Best> kCases = {
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_"
      "1_1_filter1x1stride1pad0"},
     {"avx512", "c256k128_56_1x1s1", "bwd_weight", 1,
-     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_"
-     "1_1_filter1x1stride1pad0"},
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec1_1_"
+     "1_filter1x1stride1pad0"},
     {"avx512", "c128k128_56_3x3s2", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_"
      "1_1_filter3x3"},

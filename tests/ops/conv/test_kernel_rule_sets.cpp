@@ -121,6 +121,30 @@ TEST(ConvKernelRuleSets, EveryTestsConfigMatchesTheReference) {
   EXPECT_GE(runs, 600);
 }
 
+// Backward weight over more output pixels than a column block of B keeps in cache: the driver
+// walks every tile one K slice at a time (K outermost), accumulating onto the earlier slices.
+TEST(ConvKernelRuleSets, DeepBackwardWeightMatchesTheReference) {
+  std::vector<Case> cases;
+  for (const char* shape : {"n=2,c=16,k=16,hi=72,wi=72,y=1,x=1",
+                            "n=1,c=8,k=16,g=2,hi=100,wi=100,y=3,x=3,pad_h=1,pad_w=1"})
+    for (const char* dtype : {"fp32", "bf16"})
+      cases.emplace_back(parse_native_problem(std::string(shape) +
+                                              ",dir=bwd_weight,dtype=" + dtype + ",layout=nhwgc"));
+  int runs = 0;
+  for (const ConvConfig& config : rule_set("tests")) {
+    if (config.dir != Direction::kBackwardWeight || config.ndim != 2) continue;
+    ConvKernel kernel(config);
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const Case& c = cases[i];
+      if (c.p.dtype != config.dtype || !kernel.unsupported_reason(c.p).empty()) continue;
+      ASSERT_EQ(check(kernel, c, 1 + int(i % 2)), "")
+          << config.name() << " on " << native_text(c.p);
+      ++runs;
+    }
+  }
+  EXPECT_GE(runs, 20);
+}
+
 TEST(ConvKernelRuleSets, UnsupportedProblemsSayWhy) {
   ConvConfig c;  // forward fp32 2-D
   c.vec_a = 8;

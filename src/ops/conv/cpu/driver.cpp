@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -52,6 +53,7 @@ class Buffer {
 struct CacheTag {
   int64_t run = -1, group = 0, block = 0;
   int warp = 0, part = 0;
+  int64_t slice = -1;  // K-outer: the one K slice held (-1: every slot of the part)
   bool operator==(const CacheTag&) const = default;
 };
 
@@ -97,6 +99,11 @@ struct Blocking {
   int64_t groups = 1, tiles_m = 0, tiles_n = 0, k_tiles = 0, tasks = 0, slots = 0;
   int split = 1, parts = 1, sub_m = 0, sub_n = 0, ks = 0;
   bool cache_b = false;
+  // Backward weight with a deep K and a cache-sized result: every thread walks all its tiles
+  // one K slice at a time (K outermost), so a slice's A and B stay in cache while every tile
+  // reads them, and a column block's B slice is packed once for its row blocks (one slot).
+  // Otherwise each tile streams its whole K depth of A and B from memory.
+  bool k_outer = false;
   // Forward and backward data: tasks walk the column blocks of a row block first, and a thread
   // keeps that row block's A (gathered, or packed) for every K slot while it stays cache-sized,
   // so the im2col gather of a row block runs once, not once per column block; their B (the
@@ -190,7 +197,9 @@ struct ConvDriver::Impl : Blocking {
   void bind(const Problem& p, const ConvTensors& t);
   void reserve(int threads);
   void worker(int t, int nt);
-  void task(ThreadSpace& ws, int64_t id);
+  // Task `id`'s K slices in [kb_from, kb_to) (K-outer: one at a time; else all of them).
+  void task(ThreadSpace& ws, int64_t id, int64_t kb_from = 0,
+            int64_t kb_to = std::numeric_limits<int64_t>::max());
   OperandView view_a(ThreadSpace& ws, int64_t g, int64_t r0, int64_t k0, int rows, int kl,
                      int64_t slot);
   OperandView fill_a(ThreadSpace& ws, int64_t g, int64_t r0, int64_t k0, int rows, int kl,
@@ -352,9 +361,15 @@ Blocking ConvDriver::Impl::blocking(const Problem& p, int threads) const {
   // Keep every K slice of a column block's packed B only while that stays cache-sized; a deep
   // K (backward weight sums over every output pixel) repacks per task instead.
   constexpr int64_t kCacheBytes = int64_t(4) << 20;
+  // The result of all groups within ~L2 and a column block's K depth of B past it.
+  constexpr int64_t kL2Bytes = int64_t(1) << 20;
+  run.k_outer = cfg.dir == Direction::kBackwardWeight && cfg.epilogue != Epilogue::kCShuffle &&
+                run.groups * run.shape.m * run.shape.n * 4 <= kL2Bytes &&
+                run.shape.k * run.sub_n * 4 > kL2Bytes / 2;
   run.cache_b = b_mode != BMode::kInPlace &&
-                run.slots * ceil_div(run.sub_n, cfg.warp_tile_n) * cfg.warp_tile_n * run.ks * 4 <=
-                    kCacheBytes;
+                (run.k_outer ||
+                 run.slots * ceil_div(run.sub_n, cfg.warp_tile_n) * cfg.warp_tile_n * run.ks * 4 <=
+                     kCacheBytes);
   run.a_first = cfg.dir != Direction::kBackwardWeight && a_mode != AMode::kInPlace;
   const bool a_packed = a_mode == AMode::kPacked || a_mode == AMode::kGatherPacked;
   run.a_slot_floats =
@@ -379,7 +394,7 @@ Scratch ConvDriver::Impl::scratch(const Blocking& run) const {
   if (a_mode == AMode::kPacked || a_mode == AMode::kGatherPacked)
     s.a_pack = 4 * panel_rows * run.ks;
   if (b_mode != BMode::kInPlace) {
-    s.b_pack = 4 * (run.cache_b ? run.slots : 1) * panel_cols * run.ks;
+    s.b_pack = 4 * (run.cache_b && !run.k_outer ? run.slots : 1) * panel_cols * run.ks;
     s.b_slots = run.slots;
   }
   if (run.cache_a) {
@@ -571,7 +586,7 @@ void ConvDriver::Impl::walk_direct(ThreadSpace& ws, int64_t g, const OperandView
   }
 }
 
-void ConvDriver::Impl::task(ThreadSpace& ws, int64_t id) {
+void ConvDriver::Impl::task(ThreadSpace& ws, int64_t id, int64_t kb_from, int64_t kb_to) {
   int wm, wn;
   int64_t bm, bn;
   auto take = [&id](int64_t extent) {
@@ -612,18 +627,22 @@ void ConvDriver::Impl::task(ThreadSpace& ws, int64_t id) {
   const bool shuffle = cfg.epilogue == Epilogue::kCShuffle || phased;
   float* target = shuffle ? ws.stage.floats() : out;
   const int64_t ldt = shuffle ? sub_n : ldc;
-  if (cache_b) ws.b_slots.hold(CacheTag{work.run_id, g, bn, wn, part});
-  if (cache_a) ws.a_slots.hold(CacheTag{work.run_id, g, bm, wm, part});
   // A block of one stride phase skips the K slices of taps that never reach that phase.
   const int64_t kb0 = s * k_tiles / split, kb1 = (s + 1) * k_tiles / split;
-  bool first = true;
+  const int64_t from = std::max(kb0, kb_from), to = std::min(kb1, kb_to);
+  if (from >= to && !(kb_from <= kb0 && kb0 < kb_to)) return;  // K-outer: not this part's slice
+  if (cache_b) ws.b_slots.hold(CacheTag{work.run_id, g, bn, wn, part, k_outer ? from : -1});
+  if (cache_a) ws.a_slots.hold(CacheTag{work.run_id, g, bm, wm, part});
+  bool first = from == kb0;  // K-outer: a later slice accumulates onto the earlier ones
+  const bool starts = first;
   if (direct) direct_a.pieces(r0, rows, cfg.warp_tile_m, ws.pieces);
-  for (int64_t kb = kb0; kb < kb1; ++kb) {
+  for (int64_t kb = from; kb < to; ++kb) {
     const int64_t k0 = kb * cfg.tile_k + int64_t(wk) * ks;
     if (k0 >= shape.k) continue;
     const int kl = int(std::min<int64_t>(ks, shape.k - k0));
     if (phase >= 0 && !phase_has_taps(phase, k0, kl)) continue;
-    OperandView bv = view_b(ws, g, c0, k0, cols, kl, kb - kb0, packed_slice(g, bn, wn, kb, wk));
+    OperandView bv =
+        view_b(ws, g, c0, k0, cols, kl, k_outer ? 0 : kb - kb0, packed_slice(g, bn, wn, kb, wk));
     if (direct) {
       walk_direct(ws, g, bv, cols, k0, kl, target, ldt, first);
     } else {
@@ -632,7 +651,7 @@ void ConvDriver::Impl::task(ThreadSpace& ws, int64_t id) {
     }
     first = false;
   }
-  if (first) {  // this part's K share is empty (K tail, or no tap of the phase): zero
+  if (first && starts) {  // this part's K share is empty (K tail, or no tap of the phase): zero
     for (int i = 0; i < rows; ++i) std::fill_n(out_row(i), cols, 0.0f);
   } else if (cfg.epilogue == Epilogue::kCShuffle) {
     for (int i = 0; i < rows; ++i) copy_values(out_row(i), target + i * ldt, cols, cfg.vec_c);
@@ -670,10 +689,17 @@ void ConvDriver::Impl::reduce(int t, int nt) {
   }
 }
 
-// Each thread owns a contiguous task range: consecutive tasks share a column block's packed B.
+// Each thread owns a contiguous task range: consecutive tasks share a column block's packed B
+// (K-outer: the range is walked once per K slice).
 void ConvDriver::Impl::worker(int t, int nt) {
   ThreadSpace& ws = work.spaces[size_t(t)];
-  for (int64_t id = tasks * t / nt; id < tasks * (t + 1) / nt; ++id) task(ws, id);
+  const int64_t begin = tasks * t / nt, end = tasks * (t + 1) / nt;
+  if (!k_outer) {
+    for (int64_t id = begin; id < end; ++id) task(ws, id);
+    return;
+  }
+  for (int64_t kb = 0; kb < k_tiles; ++kb)
+    for (int64_t id = begin; id < end; ++id) task(ws, id, kb, kb + 1);
 }
 
 ConvDriver::ConvDriver(const ConvConfig& config, Isa cpu)
