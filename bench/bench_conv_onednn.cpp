@@ -410,8 +410,8 @@ const std::vector<Best> kCases = {
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x64x128_1x1x1_6x32x1_vec8_8_1_"
      "filter3x3"},
     {"avx512", "c3k64_224_7x7s2", "bwd_weight", 1,
-     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec1_1_"
-     "1"},
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_"
+     "1_1"},
     {"avx512", "c64k64_56_1x1s1", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x64x128_1x1x1_6x32x1_vec1_1_"
      "1_filter1x1stride1pad0"},

@@ -28,7 +28,7 @@ const char* const k2dShapes[] = {
     "n=1,c=8,k=8,hi=7,wi=7,y=1,x=1,stride_h=2,stride_w=2",                         // 1x1 stride 2
     "n=1,c=8,k=8,hi=1,wi=2,y=3,x=3,pad_h=1,pad_w=1",                               // tiny image
     "n=3,c=32,k=48,hi=11,wi=12,y=3,x=3,pad_h=1,pad_w=1",  // several blocks and K steps
-    // Forward reads these in place (cpu::DirectA): a tap's channels at a time, from a padded copy.
+    // Forward reads these in place (cpu::DirectImage): a tap's channels at a time, from a padded copy.
     "n=1,c=64,k=32,g=2,hi=5,wi=9,y=3,x=3,pad_h=1,pad_w=2,pad_right_w=0,stride_w=2",
     "n=1,c=16,k=16,hi=6,wi=9,y=2,x=3,pad_w=2,dil_w=2",
 };

@@ -7,15 +7,15 @@ namespace kselect::conv::cpu {
 
 using std::int64_t;
 
-bool DirectA::applies(const Problem& p, bool bf16) {
-  if (bf16 || !p.dir || *p.dir != Direction::kForward) return false;
+bool DirectImage::applies(const Problem& p, bool bf16) {
+  if (bf16 || !p.dir || *p.dir == Direction::kBackwardData) return false;
   const int64_t run = p.c / p.g;
   const bool contiguous = p.g == 1 && p.dil[2] == 1;
   const int64_t longest = contiguous ? p.x * run : run;
   return longest >= kMinRun && longest < kMaxRun;
 }
 
-DirectA::DirectA(const Problem& p)
+DirectImage::DirectImage(const Problem& p)
     : contiguous_(p.g == 1 && p.dil[2] == 1),
       batch_(p.n),
       pixel_(p.c),
@@ -35,7 +35,7 @@ DirectA::DirectA(const Problem& p)
 
 // Rows of the padded images (n, d, h) split among threads; each row is its left padding, the
 // input row (or zeros above, below, before and after the input) and its right padding.
-void DirectA::fill_padded(const float* x, float* out, int t, int nt) const {
+void DirectImage::fill_padded(const float* x, float* out, int t, int nt) const {
   const int64_t rows = batch_ * dims_[0] * dims_[1];
   const int64_t row_floats = dims_[2] * pixel_, left = pad_[2] * pixel_,
                 in_floats = in_[2] * pixel_;
@@ -54,7 +54,7 @@ void DirectA::fill_padded(const float* x, float* out, int t, int nt) const {
   }
 }
 
-void DirectA::pieces(int64_t r0, int rows, int mr, std::vector<DirectPiece>& out) const {
+void DirectImage::pieces(int64_t r0, int rows, int mr, std::vector<DirectPiece>& out) const {
   out.clear();
   int64_t rest = r0;
   int64_t w = rest % out_[2];
@@ -80,7 +80,7 @@ void DirectA::pieces(int64_t r0, int rows, int mr, std::vector<DirectPiece>& out
   }
 }
 
-void DirectA::segments(int64_t k0, int kl, std::vector<DirectSegment>& out) const {
+void DirectImage::segments(int64_t k0, int kl, std::vector<DirectSegment>& out) const {
   out.clear();
   for (int64_t k = k0; k < k0 + kl;) {
     const int64_t tap = k / run_, c = k - tap * run_;

@@ -1,11 +1,13 @@
 #pragma once
-// Forward convolution's A read in place ("direct", as oneDNN's brgconv does): no im2col.
-// Output pixels next to each other along w read input pixels stride_w apart, so a run of them
-// is a strided matrix for every K column range whose input addresses are contiguous: a filter
-// row's taps (X * C values back to back when the tensor holds one group and the dilation is 1)
-// or one tap's channels. The input is read from a zero-padded copy so that no tap of any output
-// pixel falls outside it; the micro-kernel then reads A from the tensor with row stride
-// stride_w * pixel, one call per (run of pixels, contiguous column range).
+// The input image x read in place ("direct", as oneDNN's brgconv does): no im2col. Forward's A
+// and backward weight's B are x gathered by output pixel (one matrix row per output pixel,
+// columns (tap, channel)). Output pixels next to each other along w read input pixels stride_w
+// apart, so a run of them is a strided matrix for every column range whose input addresses are
+// contiguous: a filter row's taps (X * C values back to back when the tensor holds one group
+// and the dilation is 1) or one tap's channels. x is read from a zero-padded copy so that no
+// tap of any output pixel falls outside it; the micro-kernel then reads the operand from the
+// tensor with row stride stride_w * pixel, one call per (run of pixels, contiguous column
+// range).
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -14,21 +16,21 @@
 
 namespace kselect::conv::cpu {
 
-// Block rows [i0, i0 + count) are consecutive output pixels of one output row; their tap (0, 0,
-// 0), channel 0 lies `offset` elements into the (padded) input, group 0.
+// Rows [i0, i0 + count) of a block are consecutive output pixels of one output row; their tap (0,
+// 0, 0), channel 0 lies `offset` elements into the (padded) input, group 0.
 struct DirectPiece {
   int i0, count;
   std::int64_t offset;
 };
 
-// K columns [k0 + k, k0 + k + len) of a slice are contiguous in the input, from `offset`
+// Columns [k0 + k, k0 + k + len) of a range are contiguous in the input, from `offset`
 // elements past a row's tap (0, 0, 0).
 struct DirectSegment {
   int k, len;
   std::int64_t offset;
 };
 
-class DirectA {
+class DirectImage {
  public:
   // Contiguous column ranges shorter than this cost more in micro-kernel calls (each loads and
   // stores its C tile) than an im2col copy does: depthwise and narrow groups keep the gather.
@@ -37,11 +39,12 @@ class DirectA {
   // micro-kernel calls that output-row ends cut into partial tiles (measured on ResNet-50's
   // layers: experiments/conv-kernels/README.md).
   static constexpr std::int64_t kMaxRun = 256;
-  // Whether p's forward A is read in place: fp32, contiguous runs in [kMinRun, kMaxRun).
+  // Whether p's x is read in place (forward, backward weight): fp32, contiguous runs in
+  // [kMinRun, kMaxRun).
   static bool applies(const Problem& p, bool bf16);
 
-  DirectA() = default;
-  explicit DirectA(const Problem& p);
+  DirectImage() = default;
+  explicit DirectImage(const Problem& p);
   // Floats of the zero-padded input copy; 0 when p has no padding (the input is read as is).
   std::int64_t padded_floats() const { return padded_ ? batch_ * image_floats() : 0; }
   // Thread t of nt's share of the padded copy of x (whole images, every group).
@@ -49,9 +52,10 @@ class DirectA {
   // Elements between the A rows of consecutive output pixels along w.
   std::int64_t row_stride() const { return stride_[2] * pixel_; }
   std::int64_t group_offset(std::int64_t g) const { return g * run_; }
-  // Block rows [r0, r0 + rows) cut at output-row ends and at every mr-th row (register tiles).
+  // Output pixels [r0, r0 + rows) cut at output-row ends and at every mr-th one (forward's
+  // register tiles; backward weight, whose pixels are K, passes no limit).
   void pieces(std::int64_t r0, int rows, int mr, std::vector<DirectPiece>& out) const;
-  // Columns [k0, k0 + kl) cut into contiguous ranges.
+  // Columns (tap, channel) [k0, k0 + kl) cut into contiguous ranges.
   void segments(std::int64_t k0, int kl, std::vector<DirectSegment>& out) const;
 
  private:

@@ -110,10 +110,11 @@ struct Blocking {
   // weights) is packed once per bound kernel (PackedWeights), so reusing A is what pays.
   bool a_first = false, cache_a = false;
   int64_t a_slot_floats = 0;
-  // Forward fp32 with long contiguous column ranges: A read in place from the input (or its
-  // zero-padded copy) instead of gathered (DirectA; compv4's gathered, packed A excepted).
+  // fp32 with mid-length contiguous column ranges: x read in place from the input (or its
+  // zero-padded copy) instead of gathered (DirectImage): forward's A (compv4's gathered, packed
+  // A excepted) and backward weight's B (its 1x1 stride-1 plain path excepted).
   bool direct = false;
-  DirectA direct_a;
+  DirectImage direct_image;
   // Backward data with a stride: rows in stride-phase order (RowPhases), results staged and
   // written to each row's pixel; each phase is cut into its own block rows (phase_tiles[p]: the
   // first block row of phase p, then tiles_m), so that every block keeps to one phase.
@@ -217,8 +218,10 @@ struct ConvDriver::Impl : Blocking {
   std::string layout;  // weight_layout(): fixed by the configuration, so made once
   void walk(const OperandView& av, const OperandView& bv, int rows, int cols, int kl, float* target,
             int64_t ldt, bool first);
-  void walk_direct(ThreadSpace& ws, int64_t g, const OperandView& bv, int cols, int64_t k0, int kl,
-                   float* target, int64_t ldt, bool first);
+  void walk_direct_a(ThreadSpace& ws, int64_t g, const OperandView& bv, int cols, int64_t k0,
+                     int kl, float* target, int64_t ldt, bool first);
+  void walk_direct_b(ThreadSpace& ws, int64_t g, const OperandView& av, int rows, int64_t k0,
+                     int kl, float* target, int64_t ldt, bool first);
   const float* direct_source = nullptr;  // direct: the input, or its padded copy
   void reduce(int t, int nt);
   bool phase_has_taps(int phase, int64_t k0, int kl) const;
@@ -374,8 +377,11 @@ Blocking ConvDriver::Impl::blocking(const Problem& p, int threads) const {
   const bool a_packed = a_mode == AMode::kPacked || a_mode == AMode::kGatherPacked;
   run.a_slot_floats =
       (a_packed ? ceil_div(run.sub_m, cfg.warp_tile_m) * cfg.warp_tile_m : run.sub_m) * run.ks;
-  run.direct = a_mode == AMode::kGatherRows && DirectA::applies(p, src_elem == Elem::kBf16);
-  if (run.direct) run.direct_a = DirectA(p);
+  const bool x_gathered = a_mode == AMode::kGatherRows ||
+                          (cfg.dir == Direction::kBackwardWeight && b_mode == BMode::kGatherPanels);
+  run.direct = x_gathered && DirectImage::applies(p, src_elem == Elem::kBf16);
+  if (run.direct) run.direct_image = DirectImage(p);
+  if (run.direct && cfg.dir == Direction::kBackwardWeight) run.cache_b = false;
   run.cache_a = run.a_first && !run.direct && run.slots * run.a_slot_floats * 4 <= kCacheBytes;
   return run;
 }
@@ -390,10 +396,10 @@ Scratch ConvDriver::Impl::scratch(const Blocking& run) const {
   Scratch s;
   if ((a_mode == AMode::kGatherRows && !run.direct) || a_mode == AMode::kGatherPacked)
     s.a_block = 4 * int64_t(run.sub_m) * run.ks;
-  if (run.direct) s.padded = 4 * run.direct_a.padded_floats();
+  if (run.direct) s.padded = 4 * run.direct_image.padded_floats();
   if (a_mode == AMode::kPacked || a_mode == AMode::kGatherPacked)
     s.a_pack = 4 * panel_rows * run.ks;
-  if (b_mode != BMode::kInPlace) {
+  if (b_mode != BMode::kInPlace && !(run.direct && cfg.dir == Direction::kBackwardWeight)) {
     s.b_pack = 4 * (run.cache_b && !run.k_outer ? run.slots : 1) * panel_cols * run.ks;
     s.b_slots = run.slots;
   }
@@ -552,14 +558,14 @@ void ConvDriver::Impl::walk(const OperandView& av, const OperandView& bv, int ro
 // walk's direct counterpart: A read in place, one micro-kernel call per (piece of a register
 // tile's rows within one output row, column panel, contiguous column range of the slice); the
 // first range of the first slice overwrites the tile, the rest accumulate.
-void ConvDriver::Impl::walk_direct(ThreadSpace& ws, int64_t g, const OperandView& bv, int cols,
-                                   int64_t k0, int kl, float* target, int64_t ldt, bool first) {
+void ConvDriver::Impl::walk_direct_a(ThreadSpace& ws, int64_t g, const OperandView& bv, int cols,
+                                     int64_t k0, int kl, float* target, int64_t ldt, bool first) {
   const int mr = cfg.warp_tile_m, nr = cfg.warp_tile_n;
-  direct_a.segments(k0, kl, ws.segments);
-  const float* a_base = direct_source + direct_a.group_offset(g);
+  direct_image.segments(k0, kl, ws.segments);
+  const float* a_base = direct_source + direct_image.group_offset(g);
   kernels::MicroArgs args{
-      nullptr, direct_a.row_stride(), 1,    nullptr, nr, 1, nullptr, ldt, 0, mr, nr, mr,
-      nr,      cfg.warp_tile_k,       false};
+      nullptr, direct_image.row_stride(), 1,    nullptr, nr, 1, nullptr, ldt, 0, mr, nr, mr,
+      nr,      cfg.warp_tile_k,           false};
   const int pn = int(ceil_div(cols, nr));
   auto call = [&](const DirectPiece& piece, int jr) {
     args.c = target + int64_t(piece.i0) * ldt + int64_t(jr) * nr;
@@ -584,6 +590,38 @@ void ConvDriver::Impl::walk_direct(ThreadSpace& ws, int64_t g, const OperandView
     for (const DirectPiece& piece : ws.pieces)
       for (int jr = 0; jr < pn; ++jr) call(piece, jr);
   }
+}
+
+// Backward weight's counterpart: B (x by output pixel, the K rows) read in place, one call per
+// (contiguous column range cut into nr-wide panels, register tile row, run of the slice's
+// pixels within one output row); ws.segments holds the task's column ranges.
+void ConvDriver::Impl::walk_direct_b(ThreadSpace& ws, int64_t g, const OperandView& av, int rows,
+                                     int64_t k0, int kl, float* target, int64_t ldt, bool first) {
+  const int mr = cfg.warp_tile_m, nr = cfg.warp_tile_n;
+  direct_image.pieces(k0, kl, std::numeric_limits<int>::max(), ws.pieces);
+  const float* b_base = direct_source + direct_image.group_offset(g);
+  kernels::MicroArgs args{
+      nullptr, av.s0, av.s1, nullptr, direct_image.row_stride(), 1,    nullptr, ldt, 0,
+      mr,      nr,    mr,    nr,      cfg.warp_tile_k,           false};
+  const int pm = int(ceil_div(rows, mr));
+  for (const DirectSegment& seg : ws.segments)
+    for (int off = 0; off < seg.len; off += nr) {
+      args.nv = std::min(nr, seg.len - off);
+      for (int ir = 0; ir < pm; ++ir) {
+        args.mv = std::min(mr, rows - ir * mr);
+        args.c = target + int64_t(ir) * mr * ldt + seg.k + off;
+        const kernels::MicroFn fn = args.mv < mr || args.nv < nr ? edge : full;
+        bool load = !first;
+        for (const DirectPiece& piece : ws.pieces) {
+          args.a = av.base + ir * av.panel_bytes + 4 * int64_t(piece.i0) * av.s1;
+          args.b = b_base + piece.offset + seg.offset + off;
+          args.kc = piece.count;
+          args.load_c = load;
+          fn(args);
+          load = true;
+        }
+      }
+    }
 }
 
 void ConvDriver::Impl::task(ThreadSpace& ws, int64_t id, int64_t kb_from, int64_t kb_to) {
@@ -635,16 +673,24 @@ void ConvDriver::Impl::task(ThreadSpace& ws, int64_t id, int64_t kb_from, int64_
   if (cache_a) ws.a_slots.hold(CacheTag{work.run_id, g, bm, wm, part});
   bool first = from == kb0;  // K-outer: a later slice accumulates onto the earlier ones
   const bool starts = first;
-  if (direct) direct_a.pieces(r0, rows, cfg.warp_tile_m, ws.pieces);
+  const bool direct_b = direct && cfg.dir == Direction::kBackwardWeight;
+  if (direct_b) direct_image.segments(c0, cols, ws.segments);
+  if (direct && !direct_b) direct_image.pieces(r0, rows, cfg.warp_tile_m, ws.pieces);
   for (int64_t kb = from; kb < to; ++kb) {
     const int64_t k0 = kb * cfg.tile_k + int64_t(wk) * ks;
     if (k0 >= shape.k) continue;
     const int kl = int(std::min<int64_t>(ks, shape.k - k0));
     if (phase >= 0 && !phase_has_taps(phase, k0, kl)) continue;
+    if (direct_b) {
+      walk_direct_b(ws, g, view_a(ws, g, r0, k0, rows, kl, kb - kb0), rows, k0, kl, target, ldt,
+                    first);
+      first = false;
+      continue;
+    }
     OperandView bv =
         view_b(ws, g, c0, k0, cols, kl, k_outer ? 0 : kb - kb0, packed_slice(g, bn, wn, kb, wk));
     if (direct) {
-      walk_direct(ws, g, bv, cols, k0, kl, target, ldt, first);
+      walk_direct_a(ws, g, bv, cols, k0, kl, target, ldt, first);
     } else {
       OperandView av = view_a(ws, g, r0, k0, rows, kl, kb - kb0);
       walk(av, bv, rows, cols, kl, target, ldt, first);
@@ -771,12 +817,13 @@ void ConvDriver::run(const Problem& p, const ConvTensors& tensors, int threads,
   x.packed = packed;
   x.reserve(threads);
   ++x.work.run_id;
-  const bool pad = x.direct && x.direct_a.padded_floats() > 0;
+  const bool pad = x.direct && x.direct_image.padded_floats() > 0;
   if (x.direct)
     x.direct_source = pad ? x.work.padded.floats() : static_cast<const float*>(tensors.x);
   if (threads == 1) {
     if (pad)
-      x.direct_a.fill_padded(static_cast<const float*>(tensors.x), x.work.padded.floats(), 0, 1);
+      x.direct_image.fill_padded(static_cast<const float*>(tensors.x), x.work.padded.floats(), 0,
+                                 1);
     x.worker(0, 1);
     if (x.parts > 1) x.reduce(0, 1);
     return;
@@ -785,7 +832,8 @@ void ConvDriver::run(const Problem& p, const ConvTensors& tensors, int threads,
   {
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
     if (pad) {
-      x.direct_a.fill_padded(static_cast<const float*>(tensors.x), x.work.padded.floats(), t, nt);
+      x.direct_image.fill_padded(static_cast<const float*>(tensors.x), x.work.padded.floats(), t,
+                                 nt);
 #pragma omp barrier
     }
     x.worker(t, nt);

@@ -15,17 +15,22 @@ Problem forward(const std::string& shape) {
   return parse_native_problem(shape + ",dir=fwd,dtype=fp32");
 }
 
-TEST(ConvDirect, AppliesToForwardFp32WithMidLengthContiguousRuns) {
+TEST(ConvDirect, AppliesToFp32ImagesWithMidLengthContiguousRuns) {
   // The stem: 7 taps x 3 channels back to back per filter row.
-  EXPECT_TRUE(DirectA::applies(forward("n=1,c=3,k=64,hi=16,wi=16,y=7,x=7,pad_h=3,pad_w=3"), false));
-  EXPECT_FALSE(DirectA::applies(forward("n=1,c=3,k=64,hi=16,wi=16,y=7,x=7"), true));  // bf16
+  EXPECT_TRUE(
+      DirectImage::applies(forward("n=1,c=3,k=64,hi=16,wi=16,y=7,x=7,pad_h=3,pad_w=3"), false));
+  EXPECT_FALSE(DirectImage::applies(forward("n=1,c=3,k=64,hi=16,wi=16,y=7,x=7"), true));  // bf16
   // Groups and dilation break the filter row: a tap's channels, 32 then 8.
-  EXPECT_TRUE(DirectA::applies(forward("n=1,c=64,k=32,g=2,hi=5,wi=5,y=3,x=3"), false));
-  EXPECT_FALSE(DirectA::applies(forward("n=1,c=8,k=8,hi=9,wi=9,y=3,x=3,dil_w=2"), false));
-  EXPECT_FALSE(DirectA::applies(forward("n=1,c=16,k=16,g=16,hi=6,wi=5,y=3,x=3"), false));
+  EXPECT_TRUE(DirectImage::applies(forward("n=1,c=64,k=32,g=2,hi=5,wi=5,y=3,x=3"), false));
+  EXPECT_FALSE(DirectImage::applies(forward("n=1,c=8,k=8,hi=9,wi=9,y=3,x=3,dil_w=2"), false));
+  EXPECT_FALSE(DirectImage::applies(forward("n=1,c=16,k=16,g=16,hi=6,wi=5,y=3,x=3"), false));
   // Long runs stay gathered (a few long copies per row).
-  EXPECT_FALSE(DirectA::applies(forward("n=1,c=128,k=64,hi=8,wi=8,y=3,x=3,pad_h=1,pad_w=1"), false));
-  EXPECT_FALSE(DirectA::applies(
+  EXPECT_FALSE(
+      DirectImage::applies(forward("n=1,c=128,k=64,hi=8,wi=8,y=3,x=3,pad_h=1,pad_w=1"), false));
+  // Backward weight reads x as forward does; backward data gathers the output gradient.
+  EXPECT_TRUE(DirectImage::applies(
+      parse_native_problem("n=1,c=3,k=64,hi=16,wi=16,y=7,x=7,dir=bwd_weight,dtype=fp32"), false));
+  EXPECT_FALSE(DirectImage::applies(
       parse_native_problem("n=1,c=3,k=64,hi=16,wi=16,y=7,x=7,dir=bwd_data,dtype=fp32"), false));
 }
 
@@ -33,7 +38,7 @@ TEST(ConvDirect, PiecesEndAtOutputRowsAndRegisterTiles) {
   // Output 3 x 5 (stride 2 in w over a padded width of 10).
   const Problem p = forward("n=1,c=8,k=8,hi=3,wi=9,y=1,x=3,pad_w=1,stride_w=2");
   ASSERT_EQ(p.wo, 5);
-  const DirectA direct(p);
+  const DirectImage direct(p);
   EXPECT_EQ(direct.padded_floats(), 3 * 11 * 8);
   EXPECT_EQ(direct.row_stride(), 16);
   std::vector<DirectPiece> pieces;
@@ -59,11 +64,11 @@ TEST(ConvDirect, SegmentsFollowFilterRowsOrTaps) {
   };
   // One group, dilation 1: a filter row's 3 taps x 4 channels are 12 values back to back; the
   // next filter row starts one padded image row (10 pixels) further.
-  const DirectA rows(forward("n=1,c=4,k=8,hi=6,wi=8,y=3,x=3,pad_h=1,pad_w=1"));
+  const DirectImage rows(forward("n=1,c=4,k=8,hi=6,wi=8,y=3,x=3,pad_h=1,pad_w=1"));
   rows.segments(8, 12, segments);  // columns 8..19: row 0's last 4, row 1's first 8
   EXPECT_EQ(as_rows(), (std::vector<std::vector<std::int64_t>>{{0, 4, 8}, {4, 8, 40}}));
   // Two groups: each tap's 4 channels on its own, pixels 8 values apart.
-  const DirectA taps(forward("n=1,c=8,k=8,g=2,hi=6,wi=8,y=3,x=3,pad_h=1,pad_w=1"));
+  const DirectImage taps(forward("n=1,c=8,k=8,g=2,hi=6,wi=8,y=3,x=3,pad_h=1,pad_w=1"));
   taps.segments(2, 8, segments);  // tap 0's channels 2..3, tap 1's 0..3, tap 2's 0..1
   EXPECT_EQ(as_rows(), (std::vector<std::vector<std::int64_t>>{{0, 2, 2}, {2, 4, 8}, {6, 2, 16}}));
 }
