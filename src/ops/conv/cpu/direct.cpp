@@ -7,30 +7,54 @@ namespace kselect::conv::cpu {
 
 using std::int64_t;
 
+namespace {
+
+bool transposed(const Problem& p) {
+  return *p.dir == Direction::kBackwardData;
+}
+
+// Backward data with stride 1 is a forward convolution of the output gradient by the flipped
+// filter: its image is padded by dil * (F - 1) - pad on each side (negative: never reached).
+std::int64_t flipped_pad(const Problem& p, int axis, std::int64_t pad) {
+  const std::array<std::int64_t, 3> filter{p.z, p.y, p.x};
+  return p.dil[size_t(axis)] * (filter[size_t(axis)] - 1) - pad;
+}
+
+}  // namespace
+
 bool DirectImage::applies(const Problem& p, bool bf16) {
-  if (bf16 || !p.dir || *p.dir == Direction::kBackwardData) return false;
-  const int64_t run = p.c / p.g;
-  const bool contiguous = p.g == 1 && p.dil[2] == 1;
+  if (bf16 || !p.dir) return false;
+  if (transposed(p))  // a strided one gathers stride phase by phase instead
+    for (int a = 0; a < 3; ++a)
+      if (p.stride[size_t(a)] != 1 || flipped_pad(p, a, p.pad[size_t(a)]) < 0 ||
+          flipped_pad(p, a, p.right_pad(a)) < 0)
+        return false;
+  const int64_t run = transposed(p) ? p.k / p.g : p.c / p.g;
+  const bool contiguous = !transposed(p) && p.g == 1 && p.dil[2] == 1;
   const int64_t longest = contiguous ? p.x * run : run;
   return longest >= kMinRun && longest < kMaxRun;
 }
 
 DirectImage::DirectImage(const Problem& p)
-    : contiguous_(p.g == 1 && p.dil[2] == 1),
+    : flipped_(transposed(p)),
+      contiguous_(!flipped_ && p.g == 1 && p.dil[2] == 1),
       batch_(p.n),
-      pixel_(p.c),
-      run_(p.c / p.g),
-      in_{p.di, p.hi, p.wi},
-      out_{p.do_, p.ho, p.wo},
+      pixel_(flipped_ ? p.k : p.c),
+      run_(pixel_ / p.g),
+      in_(flipped_ ? std::array<int64_t, 3>{p.do_, p.ho, p.wo}
+                   : std::array<int64_t, 3>{p.di, p.hi, p.wi}),
+      out_(flipped_ ? std::array<int64_t, 3>{p.di, p.hi, p.wi}
+                    : std::array<int64_t, 3>{p.do_, p.ho, p.wo}),
       filter_{p.z, p.y, p.x},
       stride_(p.stride),
-      dil_(p.dil),
-      pad_(p.pad) {
+      dil_(p.dil) {
   for (int a = 0; a < 3; ++a) {
-    dims_[size_t(a)] = in_[size_t(a)] + p.pad[size_t(a)] + p.right_pad(a);
+    const int64_t left = flipped_ ? flipped_pad(p, a, p.pad[size_t(a)]) : p.pad[size_t(a)];
+    const int64_t right = flipped_ ? flipped_pad(p, a, p.right_pad(a)) : p.right_pad(a);
+    pad_[size_t(a)] = left;
+    dims_[size_t(a)] = in_[size_t(a)] + left + right;
     padded_ = padded_ || dims_[size_t(a)] != in_[size_t(a)];
   }
-  if (!padded_) pad_ = {0, 0, 0};
 }
 
 // Rows of the padded images (n, d, h) split among threads; each row is its left padding, the
@@ -84,8 +108,9 @@ void DirectImage::segments(int64_t k0, int kl, std::vector<DirectSegment>& out) 
   out.clear();
   for (int64_t k = k0; k < k0 + kl;) {
     const int64_t tap = k / run_, c = k - tap * run_;
-    const int64_t x = tap % filter_[2], y = tap / filter_[2] % filter_[1],
-                  z = tap / (filter_[2] * filter_[1]);
+    int64_t x = tap % filter_[2], y = tap / filter_[2] % filter_[1],
+            z = tap / (filter_[2] * filter_[1]);
+    if (flipped_) x = filter_[2] - 1 - x, y = filter_[1] - 1 - y, z = filter_[0] - 1 - z;
     // A filter row's taps lie back to back when the pixel holds only these channels.
     const int64_t end =
         std::min(k0 + kl, contiguous_ ? (tap - x + filter_[2]) * run_ : (tap + 1) * run_);

@@ -1,13 +1,14 @@
 #pragma once
 // The input image x read in place ("direct", as oneDNN's brgconv does): no im2col. Forward's A
 // and backward weight's B are x gathered by output pixel (one matrix row per output pixel,
-// columns (tap, channel)). Output pixels next to each other along w read input pixels stride_w
-// apart, so a run of them is a strided matrix for every column range whose input addresses are
-// contiguous: a filter row's taps (X * C values back to back when the tensor holds one group
-// and the dilation is 1) or one tap's channels. x is read from a zero-padded copy so that no
-// tap of any output pixel falls outside it; the micro-kernel then reads the operand from the
-// tensor with row stride stride_w * pixel, one call per (run of pixels, contiguous column
-// range).
+// columns (tap, channel)); backward data with stride 1 is a forward convolution of y's gradient
+// by the flipped filter, so its A is that image read the same way (taps in reverse). Output pixels
+// next to each other along w read input pixels stride_w apart, so a run of them is a strided matrix
+// for every column range whose input addresses are contiguous: a filter row's taps (X * C values
+// back to back when the tensor holds one group and the dilation is 1) or one tap's channels. x is
+// read from a zero-padded copy so that no tap of any output pixel falls outside it; the
+// micro-kernel then reads the operand from the tensor with row stride stride_w * pixel, one call
+// per (run of pixels, contiguous column range).
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -39,8 +40,8 @@ class DirectImage {
   // micro-kernel calls that output-row ends cut into partial tiles (measured on ResNet-50's
   // layers: experiments/conv-kernels/README.md).
   static constexpr std::int64_t kMaxRun = 256;
-  // Whether p's x is read in place (forward, backward weight): fp32, contiguous runs in
-  // [kMinRun, kMaxRun).
+  // Whether p's image is read in place (forward, backward weight; backward data with stride 1):
+  // fp32, contiguous runs in [kMinRun, kMaxRun).
   static bool applies(const Problem& p, bool bf16);
 
   DirectImage() = default;
@@ -61,8 +62,9 @@ class DirectImage {
  private:
   std::int64_t image_floats() const { return dims_[0] * dims_[1] * dims_[2] * pixel_; }
 
+  bool flipped_ = false;  // backward data (stride 1): y's gradient by the flipped filter
   bool padded_ = false, contiguous_ = false;
-  std::int64_t batch_ = 1, pixel_ = 0, run_ = 0;  // pixel: G * C; run: C / G
+  std::int64_t batch_ = 1, pixel_ = 0, run_ = 0;  // pixel: G * C; run: C / G (K for flipped)
   std::array<std::int64_t, 3> in_{1, 1, 1}, dims_{1, 1, 1}, out_{1, 1, 1}, filter_{1, 1, 1},
       stride_{1, 1, 1}, dil_{1, 1, 1}, pad_{0, 0, 0};  // dims_: the read (padded) image
 };

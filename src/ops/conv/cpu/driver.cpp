@@ -818,12 +818,12 @@ void ConvDriver::run(const Problem& p, const ConvTensors& tensors, int threads,
   x.reserve(threads);
   ++x.work.run_id;
   const bool pad = x.direct && x.direct_image.padded_floats() > 0;
-  if (x.direct)
-    x.direct_source = pad ? x.work.padded.floats() : static_cast<const float*>(tensors.x);
+  // The image read in place: x, or backward data's output gradient.
+  const auto* image =
+      static_cast<const float*>(*p.dir == Direction::kBackwardData ? tensors.y : tensors.x);
+  if (x.direct) x.direct_source = pad ? x.work.padded.floats() : image;
   if (threads == 1) {
-    if (pad)
-      x.direct_image.fill_padded(static_cast<const float*>(tensors.x), x.work.padded.floats(), 0,
-                                 1);
+    if (pad) x.direct_image.fill_padded(image, x.work.padded.floats(), 0, 1);
     x.worker(0, 1);
     if (x.parts > 1) x.reduce(0, 1);
     return;
@@ -832,8 +832,7 @@ void ConvDriver::run(const Problem& p, const ConvTensors& tensors, int threads,
   {
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
     if (pad) {
-      x.direct_image.fill_padded(static_cast<const float*>(tensors.x), x.work.padded.floats(), t,
-                                 nt);
+      x.direct_image.fill_padded(image, x.work.padded.floats(), t, nt);
 #pragma omp barrier
     }
     x.worker(t, nt);

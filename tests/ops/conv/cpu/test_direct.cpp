@@ -27,11 +27,19 @@ TEST(ConvDirect, AppliesToFp32ImagesWithMidLengthContiguousRuns) {
   // Long runs stay gathered (a few long copies per row).
   EXPECT_FALSE(
       DirectImage::applies(forward("n=1,c=128,k=64,hi=8,wi=8,y=3,x=3,pad_h=1,pad_w=1"), false));
-  // Backward weight reads x as forward does; backward data gathers the output gradient.
+  // Backward weight reads x as forward does.
   EXPECT_TRUE(DirectImage::applies(
       parse_native_problem("n=1,c=3,k=64,hi=16,wi=16,y=7,x=7,dir=bwd_weight,dtype=fp32"), false));
+  // Backward data reads y's gradient a tap (K channels) at a time, with stride 1 only, and only
+  // where the flipped filter's padding dil * (F - 1) - pad is not negative.
+  auto bwd_data = [](const std::string& shape) {
+    return parse_native_problem(shape + ",dir=bwd_data,dtype=fp32");
+  };
+  EXPECT_TRUE(
+      DirectImage::applies(bwd_data("n=1,c=3,k=64,hi=16,wi=16,y=3,x=3,pad_h=1,pad_w=1"), false));
   EXPECT_FALSE(DirectImage::applies(
-      parse_native_problem("n=1,c=3,k=64,hi=16,wi=16,y=7,x=7,dir=bwd_data,dtype=fp32"), false));
+      bwd_data("n=1,c=3,k=64,hi=16,wi=16,y=3,x=3,pad_h=1,pad_w=1,stride_w=2"), false));
+  EXPECT_FALSE(DirectImage::applies(bwd_data("n=1,c=3,k=64,hi=16,wi=16,y=3,x=3,pad_h=3"), false));
 }
 
 TEST(ConvDirect, PiecesEndAtOutputRowsAndRegisterTiles) {
@@ -71,6 +79,14 @@ TEST(ConvDirect, SegmentsFollowFilterRowsOrTaps) {
   const DirectImage taps(forward("n=1,c=8,k=8,g=2,hi=6,wi=8,y=3,x=3,pad_h=1,pad_w=1"));
   taps.segments(2, 8, segments);  // tap 0's channels 2..3, tap 1's 0..3, tap 2's 0..1
   EXPECT_EQ(as_rows(), (std::vector<std::vector<std::int64_t>>{{0, 2, 2}, {2, 4, 8}, {6, 2, 16}}));
+  // Backward data: y's gradient (6 x 6, k = 4 channels) by the flipped filter, padded by
+  // 3 - 1 - 1 = 1 each side in h and 3 - 1 - 0 = 2 in w: tap (y, x) reads tap (2 - y, 2 - x).
+  const DirectImage flipped(parse_native_problem(
+      "n=1,c=8,k=4,hi=6,wi=8,y=3,x=3,pad_h=1,pad_w=0,dir=bwd_data,dtype=fp32"));
+  ASSERT_EQ(flipped.padded_floats(), (6 + 2) * (6 + 4) * 4);
+  flipped.segments(0, 8, segments);  // taps (0, 0) and (0, 1)
+  EXPECT_EQ(as_rows(), (std::vector<std::vector<std::int64_t>>{{0, 4, (2 * 10 + 2) * 4},
+                                                               {4, 4, (2 * 10 + 1) * 4}}));
 }
 
 }  // namespace
