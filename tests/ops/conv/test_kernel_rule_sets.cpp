@@ -28,16 +28,21 @@ const char* const k2dShapes[] = {
     "n=1,c=8,k=8,hi=7,wi=7,y=1,x=1,stride_h=2,stride_w=2",                         // 1x1 stride 2
     "n=1,c=8,k=8,hi=1,wi=2,y=3,x=3,pad_h=1,pad_w=1",                               // tiny image
     "n=3,c=32,k=48,hi=11,wi=12,y=3,x=3,pad_h=1,pad_w=1",  // several blocks and K steps
-    // Forward reads these in place (cpu::DirectImage): a tap's channels at a time, from a padded copy.
+    // Forward reads these in place (cpu::DirectImage): a tap's channels at a time, from a padded
+    // copy.
     "n=1,c=64,k=32,g=2,hi=5,wi=9,y=3,x=3,pad_h=1,pad_w=2,pad_right_w=0,stride_w=2",
     "n=1,c=16,k=16,hi=6,wi=9,y=2,x=3,pad_w=2,dil_w=2",
+    // Backward data by columns (cpu::Col2Im): few channels per group, K / G of 16.
+    "n=2,c=3,k=16,hi=9,wi=10,y=3,x=5,pad_h=1,pad_w=2,stride_h=2,stride_w=2",
+    "n=1,c=8,k=32,g=2,hi=5,wi=6,y=3,x=3,pad_h=1,pad_w=0,pad_right_w=1",
 };
 const char* const k3dShapes[] = {
     "n=1,c=8,k=8,di=4,hi=5,wi=4,z=3,y=3,x=3,pad_d=1,pad_h=1,pad_w=1",
     "n=2,c=16,k=16,g=2,di=5,hi=6,wi=5,z=3,y=3,x=3,pad_d=1,pad_h=2,pad_w=0,pad_right_w=1,"
     "stride_d=2,stride_h=2,dil_h=2",
     "n=1,c=16,k=8,di=3,hi=4,wi=4,z=1,y=1,x=1",
-    "n=1,c=8,k=8,g=8,di=3,hi=3,wi=3,z=3,y=3,x=3,pad_d=1,pad_h=1,pad_w=1",  // depthwise
+    "n=1,c=8,k=8,g=8,di=3,hi=3,wi=3,z=3,y=3,x=3,pad_d=1,pad_h=1,pad_w=1",          // depthwise
+    "n=1,c=4,k=16,di=4,hi=4,wi=5,z=3,y=3,x=3,pad_d=1,pad_h=1,pad_w=1,stride_d=2",  // columns
 };
 
 // Small integers (exact sums in fp32 and bf16), as the conv workloads fill their tensors.

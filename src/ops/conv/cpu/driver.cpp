@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "ops/conv/cpu/col2im.h"
 #include "ops/conv/cpu/direct.h"
 #include "ops/conv/cpu/gather.h"
 #include "ops/cpu_gemm_core/micro.h"
@@ -83,7 +84,8 @@ struct Workspace {
   std::mutex mutex;
   std::vector<ThreadSpace> spaces;
   Buffer partial{Placement::kPartial};
-  Buffer padded{Placement::kStage};  // direct: the zero-padded input
+  Buffer padded{Placement::kStage};                              // direct: the zero-padded input
+  Buffer col{Placement::kStage}, col_panels{Placement::kPackB};  // col2im: columns, weights
   int64_t run_id = 0;
 };
 
@@ -115,6 +117,11 @@ struct Blocking {
   // A excepted) and backward weight's B (its 1x1 stride-1 plain path excepted).
   bool direct = false;
   DirectImage direct_image;
+  // Backward data with few channels per group (fp32): the column product and col2im (Col2Im)
+  // instead of the implicit GEMM; the register tile, K slice and row blocks as configured.
+  bool col2im = false;
+  Col2Im columns;
+  int64_t col2im_k = 0;  // the column product's K: K / G
   // Backward data with a stride: rows in stride-phase order (RowPhases), results staged and
   // written to each row's pixel; each phase is cut into its own block rows (phase_tiles[p]: the
   // first block row of phase p, then tiles_m), so that every block keeps to one phase.
@@ -128,15 +135,16 @@ struct Blocking {
 // shared partial results; 0 where the kernel needs none.
 struct Scratch {
   int64_t a_block = 0, a_pack = 0, b_pack = 0, a_cache = 0, stage = 0, b_slots = 0,
-          a_slots = 0;  // per thread
-  int64_t partial = 0;  // shared
-  int64_t padded = 0;   // shared: direct's padded input
+          a_slots = 0;              // per thread
+  int64_t partial = 0;              // shared
+  int64_t padded = 0;               // shared: direct's padded input
+  int64_t col = 0, col_panels = 0;  // shared: col2im's columns (one image) and packed weights
   // As allocated: placed buffers are rounded up to 64 bytes; b_slots are one-byte flags.
   double bytes(int threads) const {
     auto placed = [](int64_t n) { return double((n + 63) / 64 * 64); };
     return double(threads) * (placed(a_block) + placed(a_pack) + placed(b_pack) + placed(a_cache) +
                               placed(stage) + double(b_slots + a_slots)) +
-           placed(partial) + placed(padded);
+           placed(partial) + placed(padded) + placed(col) + placed(col_panels);
   }
 };
 
@@ -224,6 +232,13 @@ struct ConvDriver::Impl : Blocking {
                      int kl, float* target, int64_t ldt, bool first);
   const float* direct_source = nullptr;  // direct: the input, or its padded copy
   void reduce(int t, int nt);
+  // col2im: one group's weights packed as nr-wide panels of all K / G rows.
+  int64_t col2im_panel_floats(const Blocking& run) const {
+    const int64_t per_group = run.columns.columns() / run.groups;
+    return ceil_div(per_group, cfg.warp_tile_n) * cfg.warp_tile_n * run.col2im_k;
+  }
+  void run_col2im(const ConvTensors& t, int threads);
+  void column_rows(const float* y, float* col, int64_t n, int64_t begin, int64_t end) const;
   bool phase_has_taps(int phase, int64_t k0, int kl) const;
 };
 
@@ -379,7 +394,10 @@ Blocking ConvDriver::Impl::blocking(const Problem& p, int threads) const {
       (a_packed ? ceil_div(run.sub_m, cfg.warp_tile_m) * cfg.warp_tile_m : run.sub_m) * run.ks;
   const bool x_gathered = a_mode == AMode::kGatherRows ||
                           (cfg.dir == Direction::kBackwardWeight && b_mode == BMode::kGatherPanels);
-  run.direct = x_gathered && DirectImage::applies(p, src_elem == Elem::kBf16);
+  run.col2im = (a_mode == AMode::kGatherRows || a_mode == AMode::kInPlace) &&
+               Col2Im::applies(p, src_elem == Elem::kBf16, cfg.warp_tile_n);
+  if (run.col2im) run.columns = Col2Im(p), run.col2im_k = p.k / p.g;
+  run.direct = !run.col2im && x_gathered && DirectImage::applies(p, src_elem == Elem::kBf16);
   if (run.direct) run.direct_image = DirectImage(p);
   if (run.direct && cfg.dir == Direction::kBackwardWeight) run.cache_b = false;
   run.cache_a = run.a_first && !run.direct && run.slots * run.a_slot_floats * 4 <= kCacheBytes;
@@ -391,6 +409,12 @@ Blocking ConvDriver::Impl::blocking(const Problem& p, int threads) const {
 // one), its cshuffle staging tile; and the partial results of the K parts beyond the first
 // (two_stage's per-thread weight gradients, warp_k's), which the result itself holds.
 Scratch ConvDriver::Impl::scratch(const Blocking& run) const {
+  if (run.col2im) {
+    Scratch s;
+    s.col = 4 * run.columns.out_pixels() * run.columns.columns();
+    s.col_panels = 4 * run.groups * col2im_panel_floats(run);
+    return s;
+  }
   const int64_t panel_rows = ceil_div(run.sub_m, cfg.warp_tile_m) * cfg.warp_tile_m;
   const int64_t panel_cols = ceil_div(run.sub_n, cfg.warp_tile_n) * cfg.warp_tile_n;
   Scratch s;
@@ -432,6 +456,8 @@ void ConvDriver::Impl::reserve(int threads) {
   }
   if (s.partial) work.partial.reserve(size_t(s.partial));
   if (s.padded) work.padded.reserve(size_t(s.padded));
+  if (s.col) work.col.reserve(size_t(s.col));
+  if (s.col_panels) work.col_panels.reserve(size_t(s.col_panels));
 }
 
 // A's rows [r0, r0 + rows) x K [k0, k0 + kl) of group g as the micro-kernel reads it: in place,
@@ -622,6 +648,70 @@ void ConvDriver::Impl::walk_direct_b(ThreadSpace& ws, int64_t g, const OperandVi
         }
       }
     }
+}
+
+// col2im's column product for output pixels [begin, end) of image n: per register tile of
+// rows, every group's nr-wide column panels over K / G in slices of tile_k; A is y's gradient
+// read in place, B the packed weights.
+void ConvDriver::Impl::column_rows(const float* y, float* col, int64_t n, int64_t begin,
+                                   int64_t end) const {
+  const int mr = cfg.warp_tile_m, nr = cfg.warp_tile_n;
+  const int64_t kg = col2im_k, ncols = columns.columns(), per_group = ncols / groups;
+  const float* panels = work.col_panels.floats();
+  const int64_t group_panels = col2im_panel_floats(*this);
+  kernels::MicroArgs args{nullptr, problem.k, 1,  nullptr,         nr,   1, nullptr, ncols, 0, mr,
+                          nr,      mr,        nr, cfg.warp_tile_k, false};
+  for (int64_t r = begin; r < end; r += mr) {
+    args.mv = int(std::min<int64_t>(mr, end - r));
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t j = 0; j < per_group; j += nr) {
+        args.nv = int(std::min<int64_t>(nr, per_group - j));
+        const kernels::MicroFn fn = args.mv < mr || args.nv < nr ? edge : full;
+        for (int64_t k0 = 0; k0 < kg; k0 += cfg.tile_k) {
+          args.kc = int(std::min<int64_t>(cfg.tile_k, kg - k0));
+          args.a = y + (n * columns.out_pixels() + r) * problem.k + g * kg + k0;
+          args.b = panels + g * group_panels + j * kg + k0 * nr;  // panel j / nr, row k0
+          args.c = col + r * ncols + g * per_group + j;
+          args.load_c = k0 > 0;
+          fn(args);
+        }
+      }
+  }
+}
+
+// Image by image: the columns of every output pixel (rows split among threads in register
+// tiles), then each input row's sum of the columns that reach it (rows split among threads).
+void ConvDriver::Impl::run_col2im(const ConvTensors& t, int threads) {
+  const Problem& p = problem;
+  const int64_t per_group = columns.columns() / groups;
+  const auto* w = static_cast<const float*>(t.w);
+  for (int64_t g = 0; g < groups; ++g)
+    kernels::pack_b(isa, kernels::SourceB{w + g * col2im_k * per_group, Elem::kF32, per_group, 1},
+                    int(col2im_k), int(per_group), cfg.warp_tile_n, false,
+                    work.col_panels.floats() + g * col2im_panel_floats(*this));
+  const auto* y = static_cast<const float*>(t.y);
+  float* col = work.col.floats();
+  const int64_t pixels = columns.out_pixels(), tiles = ceil_div(pixels, cfg.warp_tile_m);
+  const int64_t image_floats = p.di * p.hi * p.wi * p.c, rows = columns.in_rows();
+  auto image = [&](int64_t n, int ti, int nt, auto&& barrier) {
+    const int64_t tb = tiles * ti / nt, te = tiles * (ti + 1) / nt;
+    column_rows(y, col, n, tb * cfg.warp_tile_m, std::min(pixels, te * cfg.warp_tile_m));
+    barrier();
+    columns.sum_rows(col, c + n * image_floats, rows * ti / nt, rows * (ti + 1) / nt);
+    barrier();
+  };
+  if (threads == 1) {
+    for (int64_t n = 0; n < p.n; ++n) image(n, 0, 1, [] {});
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    const int ti = omp_get_thread_num(), nt = omp_get_num_threads();
+    for (int64_t n = 0; n < p.n; ++n)
+      image(n, ti, nt, [] {
+#pragma omp barrier
+      });
+  }
 }
 
 void ConvDriver::Impl::task(ThreadSpace& ws, int64_t id, int64_t kb_from, int64_t kb_to) {
@@ -817,6 +907,7 @@ void ConvDriver::run(const Problem& p, const ConvTensors& tensors, int threads,
   x.packed = packed;
   x.reserve(threads);
   ++x.work.run_id;
+  if (x.col2im) return x.run_col2im(tensors, threads);
   const bool pad = x.direct && x.direct_image.padded_floats() > 0;
   // The image read in place: x, or backward data's output gradient.
   const auto* image =
