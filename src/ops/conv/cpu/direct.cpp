@@ -120,4 +120,19 @@ void DirectImage::segments(int64_t k0, int kl, std::vector<DirectSegment>& out) 
   }
 }
 
+void DirectImage::copy_rows(const float* source, int64_t g, int64_t r0, int rows, int64_t c0,
+                            int cols, float* out, std::vector<DirectPiece>& pieces,
+                            std::vector<DirectSegment>& segments) const {
+  this->pieces(r0, rows, rows, pieces);
+  this->segments(c0, cols, segments);
+  const float* image = source + group_offset(g);
+  for (const DirectPiece& piece : pieces)
+    for (int i = 0; i < piece.count; ++i) {
+      const float* pixel = image + piece.offset + i * row_stride();
+      float* row = out + int64_t(piece.i0 + i) * cols;
+      for (const DirectSegment& seg : segments)
+        std::memcpy(row + seg.k, pixel + seg.offset, sizeof(float) * size_t(seg.len));
+    }
+}
+
 }  // namespace kselect::conv::cpu

@@ -53,11 +53,19 @@ class DirectImage {
   // Elements between the A rows of consecutive output pixels along w.
   std::int64_t row_stride() const { return stride_[2] * pixel_; }
   std::int64_t group_offset(std::int64_t g) const { return g * run_; }
+  // The longest contiguous column range: a filter row's values, or a tap's channels.
+  std::int64_t longest_run() const { return contiguous_ ? filter_[2] * run_ : run_; }
   // Output pixels [r0, r0 + rows) cut at output-row ends and at every mr-th one (forward's
   // register tiles; backward weight, whose pixels are K, passes no limit).
   void pieces(std::int64_t r0, int rows, int mr, std::vector<DirectPiece>& out) const;
   // Columns (tap, channel) [k0, k0 + kl) cut into contiguous ranges.
   void segments(std::int64_t k0, int kl, std::vector<DirectSegment>& out) const;
+  // Rows (output pixels) [r0, r0 + rows) x columns [c0, c0 + cols) of group g's matrix copied
+  // row-major (row i at out + i * cols) from `source` (the image or its padded copy): one copy
+  // per (pixel, contiguous range); `pieces` and `segments` are scratch.
+  void copy_rows(const float* source, std::int64_t g, std::int64_t r0, int rows, std::int64_t c0,
+                 int cols, float* out, std::vector<DirectPiece>& pieces,
+                 std::vector<DirectSegment>& segments) const;
 
  private:
   std::int64_t image_floats() const { return dims_[0] * dims_[1] * dims_[2] * pixel_; }

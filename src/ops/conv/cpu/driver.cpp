@@ -117,6 +117,11 @@ struct Blocking {
   // A excepted) and backward weight's B (its 1x1 stride-1 plain path excepted).
   bool direct = false;
   DirectImage direct_image;
+  // Backward weight reading x in place with filter rows narrower than a register tile (the
+  // stem's 7 taps x 3 channels against 32 columns) copies B dense instead, a K slice of rows
+  // at a time (one copy per pixel and filter row), so that panels span filter rows and few
+  // lanes idle; read in place, each filter row would take a panel of its own.
+  bool dense_b = false;
   // Backward data with few channels per group (fp32): the column product and col2im (Col2Im)
   // instead of the implicit GEMM; the register tile, K slice and row blocks as configured.
   bool col2im = false;
@@ -399,7 +404,9 @@ Blocking ConvDriver::Impl::blocking(const Problem& p, int threads) const {
   if (run.col2im) run.columns = Col2Im(p), run.col2im_k = p.k / p.g;
   run.direct = !run.col2im && x_gathered && DirectImage::applies(p, src_elem == Elem::kBf16);
   if (run.direct) run.direct_image = DirectImage(p);
-  if (run.direct && cfg.dir == Direction::kBackwardWeight) run.cache_b = false;
+  run.dense_b = run.direct && cfg.dir == Direction::kBackwardWeight &&
+                run.direct_image.longest_run() < cfg.warp_tile_n;
+  if (run.direct && cfg.dir == Direction::kBackwardWeight && !run.dense_b) run.cache_b = false;
   run.cache_a = run.a_first && !run.direct && run.slots * run.a_slot_floats * 4 <= kCacheBytes;
   return run;
 }
@@ -423,7 +430,8 @@ Scratch ConvDriver::Impl::scratch(const Blocking& run) const {
   if (run.direct) s.padded = 4 * run.direct_image.padded_floats();
   if (a_mode == AMode::kPacked || a_mode == AMode::kGatherPacked)
     s.a_pack = 4 * panel_rows * run.ks;
-  if (b_mode != BMode::kInPlace && !(run.direct && cfg.dir == Direction::kBackwardWeight)) {
+  if (b_mode != BMode::kInPlace &&
+      !(run.direct && cfg.dir == Direction::kBackwardWeight && !run.dense_b)) {
     s.b_pack = 4 * (run.cache_b && !run.k_outer ? run.slots : 1) * panel_cols * run.ks;
     s.b_slots = run.slots;
   }
@@ -524,9 +532,13 @@ OperandView ConvDriver::Impl::view_b(ThreadSpace& ws, int64_t g, int64_t c0, int
   const int64_t cached = cache_b ? slot : 0;
   float* panels = ws.b_pack.floats() + cached * panel_cols * ks;
   if (!cache_b || !ws.b_slots.ready[size_t(slot)]) {
-    pack_b_slice(g, c0, k0, cols, kl, panels);
+    if (dense_b)
+      direct_image.copy_rows(direct_source, g, k0, kl, c0, cols, panels, ws.pieces, ws.segments);
+    else
+      pack_b_slice(g, c0, k0, cols, kl, panels);
     if (cache_b) ws.b_slots.ready[size_t(slot)] = 1;
   }
+  if (dense_b) return {reinterpret_cast<const char*>(panels), 4 * int64_t(nr), cols, 1};
   OperandView v = panels_at;
   v.base = reinterpret_cast<const char*>(panels);
   return v;
@@ -763,9 +775,10 @@ void ConvDriver::Impl::task(ThreadSpace& ws, int64_t id, int64_t kb_from, int64_
   if (cache_a) ws.a_slots.hold(CacheTag{work.run_id, g, bm, wm, part});
   bool first = from == kb0;  // K-outer: a later slice accumulates onto the earlier ones
   const bool starts = first;
-  const bool direct_b = direct && cfg.dir == Direction::kBackwardWeight;
+  const bool direct_b = direct && cfg.dir == Direction::kBackwardWeight && !dense_b;
   if (direct_b) direct_image.segments(c0, cols, ws.segments);
-  if (direct && !direct_b) direct_image.pieces(r0, rows, cfg.warp_tile_m, ws.pieces);
+  const bool direct_a = direct && cfg.dir != Direction::kBackwardWeight;
+  if (direct_a) direct_image.pieces(r0, rows, cfg.warp_tile_m, ws.pieces);
   for (int64_t kb = from; kb < to; ++kb) {
     const int64_t k0 = kb * cfg.tile_k + int64_t(wk) * ks;
     if (k0 >= shape.k) continue;
@@ -779,7 +792,7 @@ void ConvDriver::Impl::task(ThreadSpace& ws, int64_t id, int64_t kb_from, int64_
     }
     OperandView bv =
         view_b(ws, g, c0, k0, cols, kl, k_outer ? 0 : kb - kb0, packed_slice(g, bn, wn, kb, wk));
-    if (direct) {
+    if (direct_a) {
       walk_direct_a(ws, g, bv, cols, k0, kl, target, ldt, first);
     } else {
       OperandView av = view_a(ws, g, r0, k0, rows, kl, kb - kb0);
