@@ -24,6 +24,12 @@ void pack_panel(const T* src, int64_t ls, int64_t kstride, int valid, int width,
       const T* s = src + l * ls;
       for (int k = 0; k < kl; ++k) dst[k * width + l] = to_float(s[k]);
     }
+  } else if (ls == 1) {  // lanes adjacent (a column-major A, a row-major B): unit-stride copies
+    for (int k = 0; k < kl; ++k) {
+      const T* s = src + k * kstride;
+      float* d = dst + k * width;
+      for (int l = 0; l < valid; ++l) d[l] = to_float(s[l]);
+    }
   } else {
     for (int k = 0; k < kl; ++k) {
       const T* s = src + k * kstride;
