@@ -410,13 +410,13 @@ const std::vector<Best> kCases = {
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x64x128_1x1x1_6x32x1_vec8_8_1_"
      "filter3x3"},
     {"avx512", "c3k64_224_7x7s2", "bwd_weight", 1,
-     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_"
-     "1_1"},
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec1_1_"
+     "1"},
     {"avx512", "c64k64_56_1x1s1", "bwd_weight", 1,
-     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x64x128_1x1x1_6x32x1_vec1_1_"
-     "1_filter1x1stride1pad0"},
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_"
+     "1_1_filter1x1stride1pad0"},
     {"avx512", "c64k64_56_3x3s1", "bwd_weight", 1,
-     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_"
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_"
      "1_1_filter3x3"},
     {"avx512", "c64k256_56_1x1s1", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec1_1_"
@@ -425,41 +425,41 @@ const std::vector<Best> kCases = {
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_"
      "1_1_filter1x1stride1pad0"},
     {"avx512", "c256k128_56_1x1s1", "bwd_weight", 1,
-     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec1_1_"
-     "1_filter1x1stride1pad0"},
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_12x16x2_vec1_"
+     "1_1_filter1x1stride1pad0"},
     {"avx512", "c128k128_56_3x3s2", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_"
      "1_1_filter3x3"},
     {"avx512", "c128k512_28_1x1s1", "bwd_weight", 1,
-     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_"
-     "1_1_filter1x1stride1pad0"},
-    {"avx512", "c256k512_56_1x1s2", "bwd_weight", 1,
-     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec8_1_"
-     "1_filter1x1pad0"},
-    {"avx512", "c512k128_28_1x1s1", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec1_1_"
      "1_filter1x1stride1pad0"},
+    {"avx512", "c256k512_56_1x1s2", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_"
+     "1_1_filter1x1pad0"},
+    {"avx512", "c512k128_28_1x1s1", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x32x128_1x1x1_6x32x1_vec1_1_"
+     "1_filter1x1stride1pad0"},
     {"avx512", "c128k128_28_3x3s1", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec8_1_"
+     "1_filter3x3"},
+    {"avx512", "c512k256_28_1x1s1", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec1_1_"
+     "1_filter1x1stride1pad0"},
+    {"avx512", "c256k256_28_3x3s2", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_"
      "1_1_filter3x3"},
-    {"avx512", "c512k256_28_1x1s1", "bwd_weight", 1,
-     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_"
-     "1_1_filter1x1stride1pad0"},
-    {"avx512", "c256k256_28_3x3s2", "bwd_weight", 1,
-     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec8_1_"
-     "1_filter3x3"},
     {"avx512", "c256k1024_14_1x1s1", "bwd_weight", 1,
-     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_"
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_"
      "1_1_filter1x1stride1pad0"},
     {"avx512", "c512k1024_28_1x1s2", "bwd_weight", 1,
-     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_"
-     "1_1_filter1x1pad0"},
-    {"avx512", "c1024k256_14_1x1s1", "bwd_weight", 1,
-     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_"
-     "1_1_filter1x1stride1pad0"},
-    {"avx512", "c256k256_14_3x3s1", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec8_1_"
-     "1_filter3x3"},
+     "1_filter1x1pad0"},
+    {"avx512", "c1024k256_14_1x1s1", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x32x128_1x1x1_6x32x1_vec1_1_"
+     "1_filter1x1stride1pad0"},
+    {"avx512", "c256k256_14_3x3s1", "bwd_weight", 1,
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_"
+     "1_1_filter3x3"},
     {"avx512", "c1024k512_14_1x1s1", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_"
      "1_1_filter1x1stride1pad0"},
@@ -470,14 +470,14 @@ const std::vector<Best> kCases = {
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_"
      "1_1_filter1x1stride1pad0"},
     {"avx512", "c1024k2048_14_1x1s2", "bwd_weight", 1,
-     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x32x128_1x1x1_6x32x1_vec8_1_"
-     "1_filter1x1pad0"},
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_"
+     "1_1_filter1x1pad0"},
     {"avx512", "c2048k512_7_1x1s1", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_"
      "1_1_filter1x1stride1pad0"},
     {"avx512", "c512k512_7_3x3s1", "bwd_weight", 1,
-     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_"
-     "1_1_filter3x3"},
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec1_1_"
+     "1_filter3x3"},
 };
 
 // The distinct ResNet-50 layers at N = 1, fp32, 2-D, in network order.
