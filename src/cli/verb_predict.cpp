@@ -79,7 +79,7 @@ std::string percent_cell(double fraction, int width) {
 // speeds relative to each member's pick, at most 0).
 void print_table(const std::vector<select::Scored>& ranked, const select::Ranker& ranker) {
   using model::Objective;
-  const Objective objective = ranker.spec().objective;
+  const Objective objective = ranker.scoring_objective();
   const bool regression = objective == Objective::kRegression;
   const bool latency = regression && ranker.has_target("latency");
   const bool tflops = regression && (ranker.has_target("tflops") || !latency);

@@ -15,6 +15,7 @@
 #include "core/progress.h"
 #include "core/text.h"
 #include "data/store.h"
+#include "data/where.h"
 #include "data/winners.h"
 #include "eval/noise_ceilings.h"
 #include "eval/oof_file.h"
@@ -40,32 +41,65 @@ int sweep_threads(const data::Store& store) {
   return 0;
 }
 
-// The out-of-fold files an evaluation reads: --oof-file; a blend's members' (one per member,
-// <member>/oof_<target>.csv); or <model>/oof_<target>.csv. None without a model or file.
+// The member directories of a blend or route (relative to the model's), else none.
+std::vector<std::string> member_dirs(const std::optional<model::FeatureSpec>& spec) {
+  std::vector<std::string> dirs;
+  if (!spec) return dirs;
+  for (const auto& member : spec->blend) dirs.push_back(member.model);
+  dirs.insert(dirs.end(), spec->route.begin(), spec->route.end());
+  return dirs;
+}
+
+// The out-of-fold files an evaluation reads: --oof-file; a blend's or route's members' (one
+// per member, <member>/oof_<target>.csv); or <model>/oof_<target>.csv. None without a model or
+// file.
 std::vector<std::string> oof_paths(const EvalJob& job,
                                    const std::optional<model::FeatureSpec>& spec) {
-  const bool blend = spec && spec->objective == model::Objective::kBlend;
+  const std::vector<std::string> members = member_dirs(spec);
   if (!job.oof_file.empty()) {
-    if (blend)
+    if (!members.empty())
       throw InputError(job.oof_file, 0, "oof-file",
-                       "a blend is scored from its members' out-of-fold files, not from one file");
+                       "a " + model::to_string(spec->objective) +
+                           " is scored from its members' out-of-fold files, not from one file");
     return {job.oof_file};
   }
   if (job.model_dir.empty()) return {};
   const std::string name = "oof_" + job.options.target + ".csv";
-  if (!blend) return {(fs::path(job.model_dir) / name).string()};
+  if (members.empty()) return {(fs::path(job.model_dir) / name).string()};
   std::vector<std::string> paths;
-  for (const auto& member : spec->blend)
-    paths.push_back((fs::path(job.model_dir) / member.model / name).lexically_normal().string());
+  for (const auto& member : members)
+    paths.push_back((fs::path(job.model_dir) / member / name).lexically_normal().string());
   return paths;
+}
+
+// A route's out-of-fold predictions: each member's for the problems the route gives it (its
+// training filter, the first member taking a problem that several match).
+std::vector<Prediction> routed(const EvalJob& job, const model::FeatureSpec& spec,
+                               std::vector<std::vector<Prediction>> members) {
+  std::vector<data::ProblemWhere> filters;
+  for (const auto& member : spec.route) {
+    const fs::path dir = fs::path(job.model_dir) / member;
+    filters.emplace_back(model::FeatureSpec::load(dir).where, dir.string() + ": where");
+  }
+  std::vector<Prediction> out;
+  for (std::size_t i = 0; i < members.size(); ++i)
+    for (auto& p : members[i]) {
+      std::size_t owner = 0;
+      while (owner < filters.size() && !filters[owner].empty() &&
+             !filters[owner].matches(p.problem))
+        ++owner;
+      if (owner == i) out.push_back(std::move(p));
+    }
+  return out;
 }
 
 // The objective of the model whose out-of-fold file `index` of oof_paths() is.
 model::Objective oof_objective(const EvalJob& job, const std::optional<model::FeatureSpec>& spec,
                                std::size_t index) {
   if (!spec) return model::Objective::kRegression;
-  if (spec->objective != model::Objective::kBlend) return spec->objective;
-  return model::FeatureSpec::load(fs::path(job.model_dir) / spec->blend[index].model).objective;
+  const std::vector<std::string> members = member_dirs(spec);
+  if (members.empty()) return spec->objective;
+  return model::FeatureSpec::load(fs::path(job.model_dir) / members[index]).objective;
 }
 
 std::vector<Prediction> out_of_fold(const EvalJob& job, const std::vector<std::string>& paths,
@@ -86,16 +120,19 @@ std::vector<Prediction> out_of_fold(const EvalJob& job, const std::vector<std::s
                            " predictions matches a valid measurement in " + job.db +
                            ": these are not out-of-fold predictions for this database (use "
                            "--heldout to score it with the model)");
-    if (i == 0) {  // a blend's members were trained on the same database: the first speaks
-      for (const auto& r : rows) folds[r.problem] = r.fold;
-      outcome.oof_rows = match.rows;
-      outcome.oof_mismatched = match.mismatched;
+    // A blend's members were trained on the same rows (the first speaks); a route's each on
+    // its own problems (all of them speak).
+    if (i == 0 || (spec && !spec->route.empty())) {
+      for (const auto& r : rows) folds.emplace(r.problem, r.fold);
+      outcome.oof_rows = (i == 0 ? 0 : outcome.oof_rows) + match.rows;
+      outcome.oof_mismatched = (i == 0 ? 0 : outcome.oof_mismatched) + match.mismatched;
     }
     if (job.all_candidates)
       for (auto& r : rows) r.shortlisted = true;
     members.push_back(to_predictions(rows, job.options.target, oof_objective(job, spec, i)));
   }
   if (members.size() == 1) return std::move(members.front());
+  if (!spec->route.empty()) return routed(job, *spec, std::move(members));
   std::vector<double> weights;
   for (const auto& member : spec->blend) weights.push_back(member.weight);
   return blend_predictions(members, weights, spec->blend_survivors);

@@ -51,6 +51,7 @@ double predicted_speed(Objective objective, const std::string& target, double de
 }
 
 int required_format_version(const FeatureSpec& spec) {
+  if (!spec.route.empty()) return 6;
   if (!spec.blend.empty()) return spec.blend_survivors > 0 ? 5 : 4;
   if (!spec.priors.empty()) return 3;
   return spec.objective == Objective::kClassify ? 2 : 1;
@@ -82,6 +83,7 @@ void to_json(nlohmann::json& j, const FeatureSpec& s) {
     j["shortlist"] = {{"tolerance", s.shortlist_tolerance}, {"kernels", s.shortlist}};
   for (const auto& m : s.blend) j["blend"].push_back({{"model", m.model}, {"weight", m.weight}});
   if (!s.blend.empty() && s.blend_survivors > 0) j["blend_survivors"] = s.blend_survivors;
+  if (!s.route.empty()) j["route"] = s.route;
   for (const auto& [field, range] : s.training_ranges)
     j["training_ranges"][field] = nlohmann::json::array({range.min, range.max});
 }
@@ -146,6 +148,7 @@ void from_json(const nlohmann::json& j, FeatureSpec& s) {
   for (const auto& m : j.value("blend", nlohmann::json::array()))
     s.blend.push_back({m.at("model").get<std::string>(), m.at("weight").get<double>()});
   s.blend_survivors = j.value("blend_survivors", std::size_t(0));
+  s.route = j.value("route", std::vector<std::string>{});
   const nlohmann::json ranges = j.value("training_ranges", nlohmann::json::object());
   for (const auto& [field, range] : ranges.items())
     s.training_ranges[field] = {range.at(0).get<double>(), range.at(1).get<double>()};
@@ -246,6 +249,11 @@ FeatureSpec FeatureSpec::load(const std::filesystem::path& dir) {
     throw StorageError(path.string() + ": a blend lists at least two members under 'blend', " +
                        "and only a blend does (objective '" + to_string(spec.objective) + "', " +
                        std::to_string(spec.blend.size()) + " members)");
+  if ((spec.objective == Objective::kRoute) != !spec.route.empty() ||
+      (!spec.route.empty() && spec.route.size() < 2))
+    throw StorageError(path.string() + ": a route lists at least two members under 'route', " +
+                       "and only a route does (objective '" + to_string(spec.objective) + "', " +
+                       std::to_string(spec.route.size()) + " members)");
   for (const auto& m : spec.blend)
     if (!(m.weight > 0 && std::isfinite(m.weight)) || m.model.empty())
       throw StorageError(path.string() + ": blend member '" + m.model + "' has weight " +

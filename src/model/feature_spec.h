@@ -14,7 +14,7 @@
 namespace kselect::model {
 
 // The newest model format this kselect reads and writes (docs/model-format.md, "Versioning").
-inline constexpr int kModelFormatVersion = 5;
+inline constexpr int kModelFormatVersion = 6;
 
 // A regression model's prior (docs/model-format.md, "Priors"): its trees learn the label's
 // residual over prior_margin(scale, row[feature]) (model/forest.h), the feature engine's own
@@ -91,6 +91,10 @@ struct FeatureSpec {
   // How many candidates the blend's later members score: the first member's best this many
   // (the others rank after them, in the first member's order); 0: every candidate.
   std::size_t blend_survivors = 0;
+  // The route objective's members (`kselect route`): model directories relative to the
+  // route's, each taking the problems its own `where` matches, the first match winning; empty
+  // for the other objectives. Its other fields are its first member's.
+  std::vector<std::string> route;
   // The range of each numeric problem field over the training problems ("m": [1, 4096]), so
   // a problem outside it is known to be an extrapolation; empty for models trained before
   // kselect recorded it (older readers ignore the field).

@@ -5,12 +5,13 @@
 namespace kselect::model {
 
 namespace {
-constexpr EnumNames<Objective, 5> kNames("objective", {{
+constexpr EnumNames<Objective, 6> kNames("objective", {{
                                                           {Objective::kRegression, "regression"},
                                                           {Objective::kRanking, "ranking"},
                                                           {Objective::kEfficiency, "efficiency"},
                                                           {Objective::kClassify, "classify"},
                                                           {Objective::kBlend, "blend"},
+                                                          {Objective::kRoute, "route"},
                                                       }});
 }  // namespace
 

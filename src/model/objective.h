@@ -20,6 +20,10 @@ enum class Objective {
   // The weighted sum of member models' relative log speeds (model/blend.h); written by
   // `kselect blend` and `kselect train --blend-near`, never trained directly.
   kBlend,
+  // Each problem scored by the first member model whose training filter (FeatureSpec::where)
+  // it matches (model/route.h): one model per conv direction behind one directory; written by
+  // `kselect route`, never trained directly.
+  kRoute,
 };
 
 // The names as feature_spec.json and the command line spell them, in declaration order.

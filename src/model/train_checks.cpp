@@ -29,6 +29,10 @@ void check_options(const TrainOptions& o) {
     throw InputError("", 0, "objective",
                      "a blend is made of trained models (kselect blend, or kselect train "
                      "--blend-near): train regression, ranking, efficiency or classify");
+  if (o.objective == Objective::kRoute)
+    throw InputError("", 0, "objective",
+                     "a route is made of trained models (kselect route): train regression, "
+                     "ranking, efficiency or classify");
   if (o.objective == Objective::kEfficiency && o.targets.size() > 1)
     throw InputError("", 0, "target",
                      "the efficiency objective learns a kernel's fraction of its problem's best, "

@@ -23,9 +23,10 @@ Loss training_loss(Objective objective) {
     case Objective::kEfficiency:
       return Loss::kSquaredError;
     case Objective::kBlend:
+    case Objective::kRoute:
       break;
   }
-  throw std::logic_error("model::training_loss: a blend is not trained");
+  throw std::logic_error("model::training_loss: a blend or route is not trained");
 }
 
 int final_rounds(const TrainOptions& o, std::span<const int> fold_rounds) {

@@ -39,9 +39,14 @@ std::string file_text(const std::filesystem::path& path) {
   return text.str();
 }
 
-// The model's content: every file of its directory and of its blend members', in path order.
+// The model's content: every file of its directory and of its blend or route members' (which
+// may lie outside it), in path order.
 std::string model_fingerprint(const std::filesystem::path& dir) {
   Fnv1a h;
+  const model::FeatureSpec spec = model::FeatureSpec::load(dir);
+  for (const auto& member : spec.route) h.field(member).field(model_fingerprint(dir / member));
+  for (const auto& member : spec.blend)
+    h.field(member.model).field(model_fingerprint(dir / member.model));
   std::vector<std::filesystem::path> files;
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
     if (e.is_regular_file()) {

@@ -42,6 +42,8 @@ class Ranker {
                      const std::map<std::string, nlohmann::json>& kernel_configs = {});
 
   const model::FeatureSpec& spec() const { return scorer_->spec(); }
+  // What the scores mean: spec().objective, or a route's members' objective.
+  model::Objective scoring_objective() const { return scorer_->scoring_objective(); }
   const features::FeatureEngine& engine() const { return scorer_->engine(); }
   // Model features whose formula changed since the model was trained (model::stale_features):
   // the CLI warns; retraining on the same data brings the model up to date.

@@ -8,6 +8,7 @@
 #include "select/blend_scorer.h"
 #include "select/classifier_scorer.h"
 #include "select/forest_scorer.h"
+#include "select/route_scorer.h"
 
 namespace kselect::select {
 
@@ -32,6 +33,8 @@ std::unique_ptr<Scorer> load_scorer(const std::filesystem::path& dir,
   model::FeatureSpec spec = model::FeatureSpec::load(dir);
   if (spec.objective == model::Objective::kBlend)
     return BlendScorer::load(dir, std::move(spec), hardware, kernel_configs);
+  if (spec.objective == model::Objective::kRoute)
+    return RouteScorer::load(dir, std::move(spec), hardware, kernel_configs);
   const Operation& op = find_operation(spec.op);
   auto engine =
       op.make_feature_engine(hardware, op.extend_feature_state(spec.engine_state, kernel_configs));

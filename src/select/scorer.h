@@ -71,6 +71,8 @@ class Scorer {
 
   // The engine whose features the model reads (a blend: its first member's).
   virtual const features::FeatureEngine& engine() const = 0;
+  // What its scores mean: the spec's objective, or a route's members' (one for all of them).
+  virtual model::Objective scoring_objective() const { return spec_.objective; }
   // Trees of the model that orders the ranking.
   virtual std::size_t num_trees() const = 0;
   // InputError when the model has no ordering forest to cut short.

@@ -217,6 +217,29 @@ TEST(ConvCli, LearnsAndSelectsFromATinySweep) {
   EXPECT_EQ(run_cli({"train", "--db", db, "--out", dir.file("bad"), "--where", "dir"}).code,
             kExitInput);
 
+  // A route: the forward model and one of the backward directions behind one directory;
+  // selection and evaluation give each problem to its member.
+  const std::string bwd = dir.file("bwd"), route = dir.file("route");
+  ASSERT_EQ(run_cli(train_args({"train", "--db", db, "--out", bwd, "--where", "dir!=fwd"})).code,
+            0);
+  auto routed = run_cli({"route", "--out", route, "--model", fwd, "--model", bwd});
+  ASSERT_EQ(routed.code, 0) << routed.out;
+  EXPECT_NE(routed.out.find("dir!=fwd -> " + bwd), std::string::npos) << routed.out;
+  auto route_eval = run_cli({"eval", "--model", route, "--db", db, "--rules", "tiny", "--json"});
+  ASSERT_EQ(route_eval.code, 0) << route_eval.out;
+  EXPECT_EQ(nlohmann::json::parse(route_eval.out)["problems"], 6);
+  auto backward = run_cli({"select", "--model", route, "--problem",
+                           "n=1,c=16,k=16,hi=8,wi=8,y=1,x=1,dir=bwd_weight,dtype=fp32", "--rules",
+                           "tiny", "--strategy", "ml", "--require-model", "--json"});
+  ASSERT_EQ(backward.code, 0) << backward.out;
+  EXPECT_EQ(nlohmann::json::parse(backward.out)["level"], "model") << backward.out;
+  EXPECT_EQ(nlohmann::json::parse(backward.out)["kernel"].get<std::string>().rfind(
+                "grouped_conv_bwd_weight", 0),
+            0u);
+  EXPECT_EQ(run_cli({"route", "--out", dir.file("one"), "--model", fwd}).code, kExitInput);
+  EXPECT_EQ(run_cli({"route", "--out", dir.file("first"), "--model", all, "--model", fwd}).code,
+            kExitInput);  // the catch-all first would take every problem
+
   const std::string problem = "n=1,c=16,k=16,hi=8,wi=8,y=3,x=3,pad_h=1,pad_w=1,dir=fwd,dtype=fp32";
   auto predict =
       run_cli({"predict", "--model", all, "--problem", problem, "--rules", "tiny", "--json"});

@@ -16,6 +16,7 @@
 #include "data/store.h"
 #include "model/blend.h"
 #include "model/feature_spec.h"
+#include "model/route.h"
 #include "ops/gemm/config.h"
 #include "ops/operation.h"
 
@@ -206,6 +207,35 @@ TEST_F(RunEval, ABlendIsScoredFromItsMembersOutOfFoldFiles) {
   EXPECT_EQ(run_eval(j).protocol, "held-out");
   j.protocol = Protocol::kOutOfFold;
   EXPECT_THROW(run_eval(j), InputError);
+}
+
+// A route is scored out of fold from its members' files, each member for the problems its
+// filter takes: members trained on n = 64, on n != 64 and on n = 100 alone.
+TEST_F(RunEval, ARouteIsScoredFromItsMembersOutOfFoldFilesByTheirFilters) {
+  auto member = [&](const std::string& name, const std::string& where, auto keep) {
+    auto options = kselect::testing::quick_options("run_eval_route_" + name);
+    options.folds = 3, options.where = where;
+    std::vector<data::Measurement> subset;
+    for (const auto& r : rows())
+      if (keep(gemm::GemmProblem::parse(r.problem).n)) subset.push_back(r);
+    model::train(subset, options);
+    return options.out_dir;
+  };
+  const auto n64 = member("n64", "n=64", [](std::int64_t n) { return n == 64; });
+  const auto rest = member("rest", "n!=64", [](std::int64_t n) { return n != 64; });
+  const auto n100 = member("n100", "n=100", [](std::int64_t n) { return n == 100; });
+  const auto route = kselect::testing::scratch_dir("run_eval_route");
+  model::write_route(route, {n64, rest});
+  EvalJob j = job(Protocol::kAuto);
+  j.model_dir = route.string();
+  EvalOutcome out = run_eval(j);
+  EXPECT_EQ(out.protocol, "out-of-fold");
+  EXPECT_EQ(out.report.problems, 18);  // 6 from the first member, 12 from the second
+  EXPECT_EQ(out.oof_rows, 18 * 10);
+  EXPECT_GT(out.report.efficiency.mean, 0.5);
+  // Members that cover n = 64 and n = 100 only: the n = 256 problems have no predictions.
+  model::write_route(route, {n64, n100});
+  EXPECT_EQ(run_eval(j).report.problems, 12);
 }
 
 // A bad --hybrid-top fails before anything is read or ranked (a held-out ranking can take

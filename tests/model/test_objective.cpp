@@ -9,8 +9,8 @@ namespace kselect::model {
 namespace {
 
 TEST(Objective, EveryNameParsesAndPrintsBack) {
-  const std::vector<std::string> expected = {"regression", "ranking", "efficiency", "classify",
-                                             "blend"};
+  const std::vector<std::string> expected = {"regression", "ranking", "efficiency",
+                                             "classify",   "blend",   "route"};
   EXPECT_EQ(objective_names(), expected);
   for (const auto& name : objective_names()) EXPECT_EQ(to_string(parse_objective(name)), name);
   EXPECT_EQ(parse_objective("efficiency"), Objective::kEfficiency);
@@ -24,7 +24,8 @@ TEST(Objective, UnknownNameIsAnInputErrorListingTheNames) {
   } catch (const InputError& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("'likelihood'"), std::string::npos) << what;
-    EXPECT_NE(what.find("regression, ranking, efficiency, classify, blend"), std::string::npos)
+    EXPECT_NE(what.find("regression, ranking, efficiency, classify, blend, route"),
+              std::string::npos)
         << what;
   }
   EXPECT_THROW(parse_objective("Regression"), InputError) << "names are case-sensitive";
@@ -33,7 +34,8 @@ TEST(Objective, UnknownNameIsAnInputErrorListingTheNames) {
 TEST(Objective, OnlyRegressionAndEfficiencyPredictSpeeds) {
   EXPECT_TRUE(predicts_speed(Objective::kRegression));
   EXPECT_TRUE(predicts_speed(Objective::kEfficiency));
-  for (Objective o : {Objective::kRanking, Objective::kClassify, Objective::kBlend})
+  for (Objective o :
+       {Objective::kRanking, Objective::kClassify, Objective::kBlend, Objective::kRoute})
     EXPECT_FALSE(predicts_speed(o)) << to_string(o);
 }
 

@@ -10,9 +10,11 @@
 #include "../model/synthetic.h"
 #include "../model/train_fixture.h"
 #include "model/blend.h"
+#include "model/route.h"
 #include "model/train.h"
 #include "select/blend_scorer.h"
 #include "select/forest_scorer.h"
+#include "select/route_scorer.h"
 
 namespace kselect::select {
 namespace {
@@ -46,6 +48,53 @@ TEST(Scorer, LoadsTheScorerOfTheModelsObjective) {
   EXPECT_EQ(blend->spec().objective, model::Objective::kBlend);
   EXPECT_EQ(blend->num_trees(), forest->num_trees() + near->num_trees());
   EXPECT_EQ(blend->engine().all_features(), forest->engine().all_features());
+}
+
+// A route scores each problem with the first member whose training filter takes it: the same
+// scores as that member alone; a problem no member takes is an error naming the filters.
+TEST(Scorer, ARouteScoresEachProblemWithTheMemberItsFilterPicks) {
+  auto member = [](const std::string& name, const std::string& where, std::int64_t m) {
+    model::TrainOptions o = quick_options("scorer_route_" + name);
+    o.folds = 0, o.boosting.trees = 10, o.where = where;
+    std::vector<data::Measurement> rows;
+    for (const auto& r : kselect::testing::synthetic_measurements())
+      if (where.empty() || gemm::GemmProblem::parse(r.problem).m == m) rows.push_back(r);
+    model::train(rows, o);
+    return o.out_dir;
+  };
+  const auto small = member("m8", "m=8", 8), all = member("all", "", 0);
+  const auto dir = kselect::testing::scratch_dir("scorer_route");
+  model::write_route(dir, {small, all});
+  auto route = load_scorer(dir, fixed_hardware(), {});
+  const auto* router = dynamic_cast<const RouteScorer*>(route.get());
+  ASSERT_NE(router, nullptr);
+  EXPECT_EQ(router->spec().objective, model::Objective::kRoute);
+  EXPECT_EQ(router->scoring_objective(), model::Objective::kRegression);
+  auto alone_small = load_scorer(small, fixed_hardware(), {});
+  auto alone_all = load_scorer(all, fixed_hardware(), {});
+  std::vector<std::string> names;
+  for (const auto& c : kselect::testing::synthetic_configs()) names.push_back(c.name());
+  const auto block = route->prepare(names);
+  for (const auto& [problem, alone] :
+       {std::pair{std::string("m=8,n=250,k=777,layout=rcr,dtype=fp32"), alone_small.get()},
+        {std::string("m=200,n=250,k=777,layout=rcr,dtype=fp32"), alone_all.get()}}) {
+    const std::string canonical = gemm::GemmProblem::parse(problem).to_string();
+    std::vector<double> routed, expected;
+    route->score(canonical, *block, routed);
+    alone->score(canonical, *alone->prepare(names), expected);
+    EXPECT_EQ(routed, expected) << canonical;
+  }
+  EXPECT_EQ(
+      router->member_dir(gemm::GemmProblem::parse("m=8,n=64,k=64").to_string()),
+      std::filesystem::absolute(small).lexically_relative(std::filesystem::absolute(dir)).string());
+  // Without a catch-all member, a problem neither filter takes is refused.
+  const auto other = member("m30", "m=30", 30);
+  model::write_route(dir, {small, other});
+  auto partial = load_scorer(dir, fixed_hardware(), {});
+  std::vector<double> out;
+  EXPECT_THROW(partial->score(gemm::GemmProblem::parse("m=200,n=64,k=64").to_string(),
+                              *partial->prepare(names), out),
+               InputError);
 }
 
 // A blend that names itself (or another blend) as a member is refused before that member loads:
