@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 #include "core/error.h"
 #include "ops/operation.h"
@@ -41,25 +40,17 @@ FeatureSpec write_blend(const std::filesystem::path& out, const std::vector<Blen
   for (const auto& m : members) specs.push_back(FeatureSpec::load(m.model));
   FeatureSpec blend = specs.front();
   blend.objective = Objective::kBlend;
-  // The union of the members' shortlists; a member without one ranks every candidate, and so
-  // does the blend.
-  const bool ranks_all = std::any_of(specs.begin(), specs.end(),
-                                     [](const FeatureSpec& s) { return s.shortlist.empty(); });
-  std::set<std::string> shortlist;
   std::filesystem::create_directories(out);
   const auto base = std::filesystem::absolute(out);
   for (std::size_t i = 0; i < members.size(); ++i) {
     check_blend_member(specs.front(), specs[i], members[i].model.string());
     if (!(members[i].weight > 0 && std::isfinite(members[i].weight)))
       throw InputError(members[i].model.string(), 0, "weight", "must be finite and > 0");
-    if (!ranks_all) shortlist.insert(specs[i].shortlist.begin(), specs[i].shortlist.end());
-    blend.shortlist_tolerance = std::max(blend.shortlist_tolerance, specs[i].shortlist_tolerance);
     blend.blend.push_back(
         {std::filesystem::absolute(members[i].model).lexically_relative(base).string(),
          members[i].weight});
   }
-  blend.shortlist.assign(shortlist.begin(), shortlist.end());
-  if (ranks_all) blend.shortlist_tolerance = 0;
+  combine_shortlists(blend, specs);
   blend.blend_survivors = survivors;
   blend.params = nlohmann::json::object();
   blend.priors.clear();

@@ -36,6 +36,29 @@ double FeatureSpec::decode(const std::string& target, double prediction) const {
   return v / scale(target);
 }
 
+void widen_ranges(std::map<std::string, FieldRange>& ranges,
+                  const std::map<std::string, FieldRange>& more) {
+  for (const auto& [field, range] : more) {
+    auto [it, added] = ranges.emplace(field, range);
+    if (!added)
+      it->second = {std::min(it->second.min, range.min), std::max(it->second.max, range.max)};
+  }
+}
+
+void combine_shortlists(FeatureSpec& combined, const std::vector<FeatureSpec>& members) {
+  combined.shortlist.clear();
+  combined.shortlist_tolerance = 0;
+  if (std::any_of(members.begin(), members.end(),
+                  [](const FeatureSpec& s) { return s.shortlist.empty(); }))
+    return;
+  std::set<std::string> shortlist;
+  for (const FeatureSpec& s : members) {
+    shortlist.insert(s.shortlist.begin(), s.shortlist.end());
+    combined.shortlist_tolerance = std::max(combined.shortlist_tolerance, s.shortlist_tolerance);
+  }
+  combined.shortlist.assign(shortlist.begin(), shortlist.end());
+}
+
 bool higher_is_better(const std::string& target) {
   return target != "latency";
 }

@@ -116,6 +116,14 @@ struct FeatureSpec {
 
 // Whether a larger measured value of `target` is better (tflops, bandwidth; not latency).
 bool higher_is_better(const std::string& target);
+
+// Widens `ranges` to cover `more` as well (a combined model predicts inside what all its
+// members saw).
+void widen_ranges(std::map<std::string, FieldRange>& ranges,
+                  const std::map<std::string, FieldRange>& more);
+// The shortlist of a model combining `members` (a blend, a route): the union of theirs at the
+// largest tolerance, or none (rank every candidate) when a member has none.
+void combine_shortlists(FeatureSpec& combined, const std::vector<FeatureSpec>& members);
 // +1 when a larger model output means a better kernel, -1 when a smaller one does (a regression
 // on latency). Ranking scores and predicted efficiencies are always larger-is-better.
 double score_sign(Objective objective, const std::string& target);

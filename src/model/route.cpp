@@ -1,8 +1,5 @@
 #include "model/route.h"
 
-#include <algorithm>
-#include <set>
-
 #include "core/error.h"
 #include "ops/operation.h"
 
@@ -47,9 +44,6 @@ FeatureSpec write_route(const std::filesystem::path& out,
   route.params = nlohmann::json::object();
   route.priors.clear();
   route.classifier = nullptr;
-  const bool ranks_all = std::any_of(specs.begin(), specs.end(),
-                                     [](const FeatureSpec& s) { return s.shortlist.empty(); });
-  std::set<std::string> shortlist;
   route.training_ranges.clear();
   std::filesystem::create_directories(out);
   const auto base = std::filesystem::absolute(out);
@@ -60,17 +54,10 @@ FeatureSpec write_route(const std::filesystem::path& out,
       throw InputError(members[i].string(), 0, "where",
                        "was trained on every problem, so it would take every problem from the "
                        "members after it: give it last (or train it with --where)");
-    if (!ranks_all) shortlist.insert(s.shortlist.begin(), s.shortlist.end());
-    route.shortlist_tolerance = std::max(route.shortlist_tolerance, s.shortlist_tolerance);
-    for (const auto& [field, range] : s.training_ranges) {
-      auto [it, added] = route.training_ranges.emplace(field, range);
-      if (!added)
-        it->second = {std::min(it->second.min, range.min), std::max(it->second.max, range.max)};
-    }
+    widen_ranges(route.training_ranges, s.training_ranges);
     route.route.push_back(std::filesystem::absolute(members[i]).lexically_relative(base).string());
   }
-  route.shortlist.assign(shortlist.begin(), shortlist.end());
-  if (ranks_all) route.shortlist_tolerance = 0;
+  combine_shortlists(route, specs);
   route.save(out);
   return route;
 }

@@ -76,12 +76,8 @@ ModelSelector ModelSelector::load(const std::filesystem::path& dir, std::string_
   // A blend predicts inside what all its members saw: their ranges together.
   if (selector.training_ranges_.empty())
     for (const auto& member : spec.blend)
-      for (const auto& [field, range] :
-           model::FeatureSpec::load(dir / member.model).training_ranges) {
-        auto [it, added] = selector.training_ranges_.emplace(field, range);
-        if (!added)
-          it->second = {std::min(it->second.min, range.min), std::max(it->second.max, range.max)};
-      }
+      model::widen_ranges(selector.training_ranges_,
+                          model::FeatureSpec::load(dir / member.model).training_ranges);
   return selector;
 }
 

@@ -122,6 +122,9 @@ struct Blocking {
   // at a time (one copy per pixel and filter row), so that panels span filter rows and few
   // lanes idle; read in place, each filter row would take a panel of its own.
   bool dense_b = false;
+  // Which operand the image read in place is: forward's and backward data's A, or backward
+  // weight's B read in place (not dense_b).
+  bool direct_a = false, direct_b = false;
   // Backward data with few channels per group (fp32): the column product and col2im (Col2Im)
   // instead of the implicit GEMM; the register tile, K slice and row blocks as configured.
   bool col2im = false;
@@ -406,7 +409,9 @@ Blocking ConvDriver::Impl::blocking(const Problem& p, int threads) const {
   if (run.direct) run.direct_image = DirectImage(p);
   run.dense_b = run.direct && cfg.dir == Direction::kBackwardWeight &&
                 run.direct_image.longest_run() < cfg.warp_tile_n;
-  if (run.direct && cfg.dir == Direction::kBackwardWeight && !run.dense_b) run.cache_b = false;
+  run.direct_a = run.direct && cfg.dir != Direction::kBackwardWeight;
+  run.direct_b = run.direct && cfg.dir == Direction::kBackwardWeight && !run.dense_b;
+  if (run.direct_b) run.cache_b = false;
   run.cache_a = run.a_first && !run.direct && run.slots * run.a_slot_floats * 4 <= kCacheBytes;
   return run;
 }
@@ -430,8 +435,7 @@ Scratch ConvDriver::Impl::scratch(const Blocking& run) const {
   if (run.direct) s.padded = 4 * run.direct_image.padded_floats();
   if (a_mode == AMode::kPacked || a_mode == AMode::kGatherPacked)
     s.a_pack = 4 * panel_rows * run.ks;
-  if (b_mode != BMode::kInPlace &&
-      !(run.direct && cfg.dir == Direction::kBackwardWeight && !run.dense_b)) {
+  if (b_mode != BMode::kInPlace && !run.direct_b) {
     s.b_pack = 4 * (run.cache_b && !run.k_outer ? run.slots : 1) * panel_cols * run.ks;
     s.b_slots = run.slots;
   }
@@ -774,10 +778,7 @@ void ConvDriver::Impl::task(ThreadSpace& ws, int64_t id, int64_t kb_from, int64_
   if (cache_b) ws.b_slots.hold(CacheTag{work.run_id, g, bn, wn, part, k_outer ? from : -1});
   if (cache_a) ws.a_slots.hold(CacheTag{work.run_id, g, bm, wm, part});
   bool first = from == kb0;  // K-outer: a later slice accumulates onto the earlier ones
-  const bool starts = first;
-  const bool direct_b = direct && cfg.dir == Direction::kBackwardWeight && !dense_b;
   if (direct_b) direct_image.segments(c0, cols, ws.segments);
-  const bool direct_a = direct && cfg.dir != Direction::kBackwardWeight;
   if (direct_a) direct_image.pieces(r0, rows, cfg.warp_tile_m, ws.pieces);
   for (int64_t kb = from; kb < to; ++kb) {
     const int64_t k0 = kb * cfg.tile_k + int64_t(wk) * ks;
@@ -800,7 +801,7 @@ void ConvDriver::Impl::task(ThreadSpace& ws, int64_t id, int64_t kb_from, int64_
     }
     first = false;
   }
-  if (first && starts) {  // this part's K share is empty (K tail, or no tap of the phase): zero
+  if (first) {  // this part's K share is empty (K tail, or no tap of the phase): zero
     for (int i = 0; i < rows; ++i) std::fill_n(out_row(i), cols, 0.0f);
   } else if (cfg.epilogue == Epilogue::kCShuffle) {
     for (int i = 0; i < rows; ++i) copy_values(out_row(i), target + i * ldt, cols, cfg.vec_c);
