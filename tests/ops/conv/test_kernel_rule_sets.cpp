@@ -221,6 +221,20 @@ TEST(ConvKernelRuleSets, PackedWeightsAreSharedByLayoutAndRefusedElsewhere) {
   ConvConfig weight_gradient = first;
   weight_gradient.dir = Direction::kBackwardWeight;
   EXPECT_EQ(ConvKernel(weight_gradient).weight_layout(), "");
+  // Backward data by rows (compv3) runs few channels per group by columns, with the column
+  // product's packed weights: a compv4 kernel, which packs y's gradient, reads other panels.
+  ConvConfig rows = first;
+  rows.dir = Direction::kBackwardData;
+  ConvConfig packed_rows = rows;
+  packed_rows.pipeline = Pipeline::kCompV4;
+  EXPECT_NE(ConvKernel(rows).weight_layout(), ConvKernel(packed_rows).weight_layout());
+  const Case few_channels(parse_native_problem(
+      "n=2,c=3,k=16,hi=9,wi=10,y=3,x=5,pad_h=1,pad_w=2,stride_h=2,stride_w=2,dir=bwd_data,"
+      "dtype=fp32"));
+  const ConvKernel by_columns(rows);
+  ASSERT_EQ(by_columns.unsupported_reason(few_channels.p), "");
+  const auto columns = by_columns.pack_weights(few_channels.p, few_channels.w.data());
+  EXPECT_EQ(check(by_columns, few_channels, 2, columns.get()), "");
 }
 
 TEST(ConvKernelRuleSets, ConfigurationsThatCannotBeBuiltSayWhy) {

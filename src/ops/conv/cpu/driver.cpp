@@ -245,8 +245,10 @@ struct ConvDriver::Impl : Blocking {
     const int64_t per_group = run.columns.columns() / run.groups;
     return ceil_div(per_group, cfg.warp_tile_n) * cfg.warp_tile_n * run.col2im_k;
   }
+  void pack_col2im_weights(const float* w, float* panels) const;
   void run_col2im(const ConvTensors& t, int threads);
-  void column_rows(const float* y, float* col, int64_t n, int64_t begin, int64_t end) const;
+  void column_rows(const float* y, const float* panels, float* col, int64_t n, int64_t begin,
+                   int64_t end) const;
   bool phase_has_taps(int phase, int64_t k0, int kl) const;
 };
 
@@ -269,6 +271,12 @@ ConvDriver::Impl::Impl(const ConvConfig& config, Isa cpu) : cfg(config) {
                    : (v4 ? AMode::kGatherPacked : AMode::kGatherRows);
     b_mode = cfg.dir == Direction::kForward ? BMode::kPacked : BMode::kGatherPanels;
   }
+  // Backward data reading y's gradient by rows runs problems of few channels per group by
+  // columns (Col2Im), whose packed weights are laid out for the column product: kernels share
+  // packed weights only when they take that path for the same problems.
+  if (cfg.dir == Direction::kBackwardData &&
+      (a_mode == AMode::kGatherRows || a_mode == AMode::kInPlace))
+    layout += " rows";
   kernels::MicroSpec spec{};
   spec.mr = cfg.warp_tile_m;
   spec.nr = cfg.warp_tile_n;
@@ -669,11 +677,10 @@ void ConvDriver::Impl::walk_direct_b(ThreadSpace& ws, int64_t g, const OperandVi
 // col2im's column product for output pixels [begin, end) of image n: per register tile of
 // rows, every group's nr-wide column panels over K / G in slices of tile_k; A is y's gradient
 // read in place, B the packed weights.
-void ConvDriver::Impl::column_rows(const float* y, float* col, int64_t n, int64_t begin,
-                                   int64_t end) const {
+void ConvDriver::Impl::column_rows(const float* y, const float* panels, float* col, int64_t n,
+                                   int64_t begin, int64_t end) const {
   const int mr = cfg.warp_tile_m, nr = cfg.warp_tile_n;
   const int64_t kg = col2im_k, ncols = columns.columns(), per_group = ncols / groups;
-  const float* panels = work.col_panels.floats();
   const int64_t group_panels = col2im_panel_floats(*this);
   kernels::MicroArgs args{nullptr, problem.k, 1,  nullptr,         nr,   1, nullptr, ncols, 0, mr,
                           nr,      mr,        nr, cfg.warp_tile_k, false};
@@ -695,23 +702,32 @@ void ConvDriver::Impl::column_rows(const float* y, float* col, int64_t n, int64_
   }
 }
 
-// Image by image: the columns of every output pixel (rows split among threads in register
-// tiles), then each input row's sum of the columns that reach it (rows split among threads).
-void ConvDriver::Impl::run_col2im(const ConvTensors& t, int threads) {
-  const Problem& p = problem;
+// col2im's B: every group's weights (K / G rows of taps x C / G) as nr-wide panels.
+void ConvDriver::Impl::pack_col2im_weights(const float* w, float* panels) const {
   const int64_t per_group = columns.columns() / groups;
-  const auto* w = static_cast<const float*>(t.w);
   for (int64_t g = 0; g < groups; ++g)
     kernels::pack_b(isa, kernels::SourceB{w + g * col2im_k * per_group, Elem::kF32, per_group, 1},
                     int(col2im_k), int(per_group), cfg.warp_tile_n, false,
-                    work.col_panels.floats() + g * col2im_panel_floats(*this));
+                    panels + g * col2im_panel_floats(*this));
+}
+
+// Image by image: the columns of every output pixel (rows split among threads in register
+// tiles), then each input row's sum of the columns that reach it (rows split among threads).
+// The weights are packed per run unless the run was given them packed.
+void ConvDriver::Impl::run_col2im(const ConvTensors& t, int threads) {
+  const Problem& p = problem;
+  const float* panels = work.col_panels.floats();
+  if (packed)
+    panels = reinterpret_cast<const float*>(packed->panels.data());
+  else
+    pack_col2im_weights(static_cast<const float*>(t.w), work.col_panels.floats());
   const auto* y = static_cast<const float*>(t.y);
   float* col = work.col.floats();
   const int64_t pixels = columns.out_pixels(), tiles = ceil_div(pixels, cfg.warp_tile_m);
   const int64_t image_floats = p.di * p.hi * p.wi * p.c, rows = columns.in_rows();
   auto image = [&](int64_t n, int ti, int nt, auto&& barrier) {
     const int64_t tb = tiles * ti / nt, te = tiles * (ti + 1) / nt;
-    column_rows(y, col, n, tb * cfg.warp_tile_m, std::min(pixels, te * cfg.warp_tile_m));
+    column_rows(y, panels, col, n, tb * cfg.warp_tile_m, std::min(pixels, te * cfg.warp_tile_m));
     barrier();
     columns.sum_rows(col, c + n * image_floats, rows * ti / nt, rows * (ti + 1) / nt);
     barrier();
@@ -882,6 +898,13 @@ std::unique_ptr<PackedWeights> ConvDriver::pack_weights(const Problem& p, const 
   out->layout = x.layout;
   out->problem = p;
   out->source = w;
+  if (x.col2im) {
+    out->panels =
+        kernels::PlacedBuffer(size_t(4 * x.groups * x.col2im_panel_floats(x)), Placement::kPackB);
+    x.pack_col2im_weights(static_cast<const float*>(w),
+                          reinterpret_cast<float*>(out->panels.data()));
+    return out;
+  }
   const int64_t slice = x.packed_slice_floats();
   out->panels = kernels::PlacedBuffer(size_t(4 * x.packed_slice(x.groups, 0, 0, 0, 0) * slice),
                                       Placement::kPackB);
