@@ -1,6 +1,5 @@
 // kselect blend: a model directory ranking by the weighted sum of other models' relative log
 // speeds (docs/model-format.md, "Blends").
-#include <filesystem>
 #include <iostream>
 
 #include "cli/verb.h"
@@ -27,12 +26,7 @@ int run(const BlendArgs& a) {
   for (std::size_t i = 0; i < a.models.size(); ++i)
     members.push_back({a.models[i], a.weights.empty() ? 1.0 : a.weights[i]});
   const auto spec = model::write_blend(a.out, members, a.survivors);
-  try {
-    select::Ranker::load(a.out);  // the members load: their model files and features are there
-  } catch (...) {
-    std::filesystem::remove(std::filesystem::path(a.out) / "feature_spec.json");
-    throw;
-  }
+  select::Ranker::check_written(a.out);
   std::cout << "blend of " << spec.blend.size() << " " << spec.op << " " << spec.dtype
             << " models written to " << a.out << "\n";
   return kExitOk;

@@ -20,12 +20,7 @@ struct RouteArgs {
 int run(const RouteArgs& a) {
   const std::vector<std::filesystem::path> members(a.models.begin(), a.models.end());
   const auto spec = model::write_route(a.out, members);
-  try {
-    select::Ranker::load(a.out);  // the members load: their model files and features are there
-  } catch (...) {
-    std::filesystem::remove(std::filesystem::path(a.out) / "feature_spec.json");
-    throw;
-  }
+  select::Ranker::check_written(a.out);
   std::cout << "route of " << spec.route.size() << " " << spec.op << " " << spec.dtype
             << " models written to " << a.out << ":\n";
   for (const auto& m : a.models) {

@@ -12,6 +12,15 @@ Ranker Ranker::load(const std::filesystem::path& dir, const HardwareProfile& har
   return Ranker(load_scorer(dir, hardware, kernel_configs));
 }
 
+void Ranker::check_written(const std::filesystem::path& dir) {
+  try {
+    load(dir);
+  } catch (...) {
+    std::filesystem::remove(dir / "feature_spec.json");
+    throw;
+  }
+}
+
 Ranker::Ranker(std::unique_ptr<Scorer> scorer) : scorer_(std::move(scorer)) {
   shortlist_.insert(spec().shortlist.begin(), spec().shortlist.end());
 }

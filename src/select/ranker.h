@@ -40,6 +40,10 @@ class Ranker {
   static Ranker load(const std::filesystem::path& dir,
                      const HardwareProfile& hardware = host_hardware(),
                      const std::map<std::string, nlohmann::json>& kernel_configs = {});
+  // Loads a model of other models (a blend or a route) just written to `dir`, which checks
+  // that its members' files and features are there; on failure removes the spec written, so
+  // no model that cannot load is left behind, and rethrows.
+  static void check_written(const std::filesystem::path& dir);
 
   const model::FeatureSpec& spec() const { return scorer_->spec(); }
   // What the scores mean: spec().objective, or a route's members' objective.

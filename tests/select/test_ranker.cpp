@@ -198,6 +198,21 @@ TEST(Ranker, BlendsAddTheMembersRelativeLogSpeeds) {
   EXPECT_THROW(model::FeatureSpec::load(dir), StorageError);
 }
 
+// A blend or route written over a member that cannot load is removed again, not left behind.
+TEST(Ranker, CheckWrittenRemovesAModelWhoseMembersDoNotLoad) {
+  const auto& reg = trained("kselect");
+  const auto member = kselect::testing::scratch_dir("ranker_written_member");
+  std::filesystem::copy(reg.out_dir, member, std::filesystem::copy_options::recursive);
+  const auto dir = kselect::testing::scratch_dir("ranker_written");
+  model::write_blend(dir, {{reg.out_dir, 1.0}, {member, 1.0}});
+  EXPECT_NO_THROW(Ranker::check_written(dir));
+  EXPECT_TRUE(std::filesystem::exists(dir / "feature_spec.json"));
+  const auto spec = model::FeatureSpec::load(member);
+  std::filesystem::remove(model::model_file(member, spec.targets.front()));
+  EXPECT_THROW(Ranker::check_written(dir), StorageError);
+  EXPECT_FALSE(std::filesystem::exists(dir / "feature_spec.json"));
+}
+
 // The ranker's scores and XGBoost's own predictions on the same feature rows (a model with a
 // prior: XGBoost given the prior's margins as each row's base_margin). The ranker sums the same
 // leaves in double, XGBoost in float: they agree to float rounding, 1e-5 relative at most.
