@@ -129,7 +129,9 @@ const std::vector<std::string> kKselect = {
     "a_gathered", "a_packed", "b_gathered", "b_packed", "b_cached", "vector_gather",
     "gather_bytes_per_flop", "l1_panel_ratio", "l2_block_ratio", "log2_micro_calls",
     "log2_flops_per_micro_call", "log2_est_cycles", "est_flops_per_cycle", "est_copy_share",
-    "est_overhead_share"};
+    "est_overhead_share",
+    // the paths the problem decides (cpu::problem_paths)
+    "col2im", "direct_a", "direct_b", "dense_b", "k_outer"};
 
 const std::vector<features::Schema>& schemas() {
   using features::concat_names;
@@ -157,7 +159,7 @@ const std::vector<std::string>& full_names() {
 }
 
 constexpr int kCkCount = 38 + 8 + 21 + 18 + 12;
-constexpr int kFullCount = kCkCount + 77;
+constexpr int kFullCount = kCkCount + 82;
 
 double log2_max1(double x) {
   return std::log2(std::max(x, 1.0));
@@ -181,7 +183,7 @@ struct Copies {
 // the GEMM estimate; a scalar gather (vec 1) copies value by value, a quarter of that; every
 // gathered run (a pixel's channels for one tap) costs its bounds tests, a few cycles.
 Copies copies(const Problem& p, const ConvConfig& c, const cpu::GemmShape& s, double threads,
-              double bpe) {
+              double bpe, const cpu::ProblemPaths& paths) {
   const double m = double(s.m), n = double(s.n), k = double(s.k);
   const double sub_m = double(c.tile_m) / c.warp_m, sub_n = double(c.tile_n) / c.warp_n;
   const double ks = double(c.tile_k) / c.warp_k, mr = c.warp_tile_m, nr = c.warp_tile_n;
@@ -189,22 +191,31 @@ Copies copies(const Problem& p, const ConvConfig& c, const cpu::GemmShape& s, do
   const bool plain = c.specialization == Specialization::kFilter1x1Stride1Pad0;
   const bool bwd_weight = c.dir == Direction::kBackwardWeight;
   Copies out;
+  // Forward's and backward data's B, the weights, is packed once per bound kernel
+  // (PackedWeights), as every measurement runs: the runs themselves copy none of it.
+  const bool weights_bound = !bwd_weight;
   if (bwd_weight) {
     out.a_packed = v4;
-    out.b_gathered = !plain;
+    out.b_gathered = !plain && !paths.direct_b;  // dense_b copies too
     out.b_packed = plain && v4;
   } else {
-    out.a_gathered = !plain;
+    out.a_gathered = !plain && !paths.direct_a && !paths.col2im;
     out.a_packed = v4;
-    out.b_gathered = c.dir == Direction::kBackwardData;
-    out.b_packed = c.dir == Direction::kForward;
+    out.b_packed = true;
   }
   const double k_tiles = ceil_div(k, c.tile_k);
   const double split = c.two_stage ? std::min(threads, k_tiles) : 1.0;
   const double panel_cols = ceil_div(sub_n, nr) * nr;
   const bool b_copied = out.b_gathered || out.b_packed;
-  out.b_cached = b_copied && ceil_div(k_tiles, split) * panel_cols * ks * 4 <= double(4 << 20);
-  const double col_blocks = ceil_div(n, sub_n), row_tasks = ceil_div(m, sub_m);
+  out.b_cached = b_copied && (paths.k_outer ||
+                              ceil_div(k_tiles, split) * panel_cols * ks * 4 <= double(4 << 20));
+  const double row_tasks = ceil_div(m, sub_m);
+  // A gathered once per row block while its K slots stay cache-sized (the driver's cache_a),
+  // else once per column block of tasks.
+  const double a_slot = (out.a_packed ? ceil_div(sub_m, mr) * mr : sub_m) * ks;
+  const bool a_cached = !bwd_weight && !paths.direct_a && (out.a_gathered || out.a_packed) &&
+                        ceil_div(k_tiles, split) * a_slot * 4 <= double(4 << 20);
+  const double col_blocks = a_cached ? 1.0 : ceil_div(n, sub_n);
   const double m_padded = ceil_div(m, mr) * mr, n_padded = ceil_div(n, nr) * nr;
   const std::int64_t cg = p.c / p.g, kg = p.k / p.g;
   const double run = double(c.dir == Direction::kBackwardData ? kg : cg);
@@ -224,9 +235,13 @@ Copies copies(const Problem& p, const ConvConfig& c, const cpu::GemmShape& s, do
   if (out.b_gathered) {
     out.gathered += b;
     out.cycles += gather_cycles(b, bwd_weight ? c.vec_a : c.vec_b);
-  } else if (out.b_packed) {
+  } else if (out.b_packed && !weights_bound) {
     out.cycles += b * bpe / 16.0;
   }
+  // By columns: every output pixel's (tap, channel) columns written, then read into the sums.
+  if (paths.col2im)
+    out.cycles +=
+        2.0 * double(p.n * p.do_ * p.ho * p.wo) * double(p.z * p.y * p.x) * double(cg) * 4 / 16.0;
   return out;
 }
 
@@ -275,7 +290,8 @@ void compute_row(const Problem& p, const ConvConfig& c, const features::Hardware
   const double parts = split * c.warp_k;
   const double tasks = G * ceil_div(m, sub_m) * ceil_div(n, sub_n) * parts;
   const double rounds = ceil_div(tasks, hw.num_cus);
-  const Copies copied = copies(p, c, shape, hw.num_cus, bpe);
+  const cpu::ProblemPaths paths = cpu::problem_paths(c, p);
+  const Copies copied = copies(p, c, shape, hw.num_cus, bpe, paths);
   const double micro_calls =
       kernels::micro_calls(m, sub_m, mr) * kernels::micro_calls(n, sub_n, nr) * ceil_div(k, ks) * G;
   kernels::BlockedGemm g;
@@ -382,6 +398,12 @@ void compute_row(const Problem& p, const ConvConfig& c, const features::Hardware
       2.0 * mnk / cycles.total,
       cycles.pack / cycles.total,
       cycles.overhead / cycles.total,
+      // the paths the problem decides
+      flag(paths.col2im),
+      flag(paths.direct_a),
+      flag(paths.direct_b),
+      flag(paths.dense_b),
+      flag(paths.k_outer),
   });
   if (row.written() != kFullCount) throw std::logic_error("conv feature row: wrong count");
 }

@@ -9,6 +9,7 @@
 #include "../../features/feature_row.h"
 #include "../../model/train_fixture.h"
 #include "core/error.h"
+#include "ops/conv/cpu/driver.h"
 #include "ops/conv/rule_sets.h"
 #include "ops/operation.h"
 
@@ -63,7 +64,7 @@ TEST(ConvFeatures, Ck97HasCksNamesInCksOrder) {
 TEST(ConvFeatures, SchemasAreSubsetsOfTheFullListAndKselectIsTheDefault) {
   ConvFeatureEngine engine(test_hardware());
   EXPECT_EQ(engine.default_schema(), "kselect");
-  EXPECT_EQ(engine.schema("kselect").features.size(), 144u);  // docs/features.md
+  EXPECT_EQ(engine.schema("kselect").features.size(), 149u);  // docs/features.md
   EXPECT_EQ(engine.schema_names(), (std::vector<std::string>{"kselect", "ck97"}));
   const auto& all = engine.all_features();
   EXPECT_EQ(std::set<std::string>(all.begin(), all.end()).size(), all.size());
@@ -122,7 +123,8 @@ TEST(ConvFeatures, KselectMapsEachDirectionToTheGemmItRuns) {
   EXPECT_EQ(data["gathered_run"], 8);    // K/G
   EXPECT_EQ(data["direction"], 1);
   EXPECT_EQ(data["kernel_direction"], 1);
-  EXPECT_EQ(data["b_gathered"], 1);
+  EXPECT_EQ(data["b_gathered"], 0);  // the weights are packed once per bound kernel
+  EXPECT_EQ(data["b_packed"], 1);
 
   Row weight = row_of("bwd_weight", config_for(Direction::kBackwardWeight));
   EXPECT_EQ(weight["gemm_m"], 8);          // K / G
@@ -142,6 +144,44 @@ TEST(ConvFeatures, KselectMapsEachDirectionToTheGemmItRuns) {
   two.tile_k = 8;  // ceil(18 / 8) = 3 K tiles: two ranges
   EXPECT_EQ(row_of("bwd_weight", two)["k_parts"], 2);
   EXPECT_EQ(row_of("bwd_weight", two)["two_stage"], 1);
+}
+
+// The path flags are the driver's own decision (cpu::problem_paths), one per problem kind.
+TEST(ConvFeatures, PathFlagsAreTheDriversDecision) {
+  ConvFeatureEngine engine(test_hardware());
+  auto flags = [&](const std::string& problem, const ConvConfig& c) {
+    std::vector<std::string> kernels = {c.name()};
+    Row r{engine.extract("kselect", problem, kernels).names,
+          engine.extract("kselect", problem, kernels).values};
+    const cpu::ProblemPaths paths = cpu::problem_paths(c, parse_native_problem(problem));
+    EXPECT_EQ(r["col2im"], paths.col2im) << problem;
+    EXPECT_EQ(r["direct_a"], paths.direct_a) << problem;
+    EXPECT_EQ(r["direct_b"], paths.direct_b) << problem;
+    EXPECT_EQ(r["dense_b"], paths.dense_b) << problem;
+    EXPECT_EQ(r["k_outer"], paths.k_outer) << problem;
+    return paths;
+  };
+  const std::string stem = "n=1,c=3,k=64,hi=28,wi=28,y=7,x=7,pad_h=3,pad_w=3,stride_h=2,stride_w=2";
+  const std::string wide = "n=1,c=32,k=32,hi=8,wi=8,y=3,x=3,pad_h=1,pad_w=1";
+  ConvConfig c = config_for(Direction::kBackwardData);
+  EXPECT_TRUE(flags(stem + ",dir=bwd_data,dtype=fp32", c).col2im);  // 3 channels, K of 64
+  c.pipeline = Pipeline::kCompV4;  // packs y's gradient: never by columns
+  EXPECT_FALSE(flags(stem + ",dir=bwd_data,dtype=fp32", c).col2im);
+  c = config_for(Direction::kBackwardData);
+  EXPECT_TRUE(flags(wide + ",dir=bwd_data,dtype=fp32", c).direct_a);  // stride 1, K/G of 32
+  c = config_for(Direction::kForward);
+  EXPECT_TRUE(flags(wide + ",dir=fwd,dtype=fp32", c).direct_a);  // a filter row: 96 values
+  c.dtype = "bf16";  // the image in place is fp32 only
+  EXPECT_FALSE(flags(wide + ",dir=fwd,dtype=bf16", c).direct_a);
+  c = config_for(Direction::kBackwardWeight);
+  c.warp_tile_m = 6, c.warp_tile_n = 32, c.tile_m = 24, c.tile_n = 64;
+  EXPECT_TRUE(flags(stem + ",dir=bwd_weight,dtype=fp32", c).dense_b);  // 21 < 32 columns
+  c = config_for(Direction::kBackwardWeight);
+  const cpu::ProblemPaths narrow = flags(stem + ",dir=bwd_weight,dtype=fp32", c);
+  EXPECT_TRUE(narrow.direct_b && !narrow.dense_b);  // 21 >= 16 columns
+  // K (output pixels) deep, the result small: K outermost.
+  EXPECT_TRUE(flags("n=64,c=32,k=32,hi=32,wi=32,y=1,x=1,dir=bwd_weight,dtype=fp32", c).k_outer);
+  EXPECT_FALSE(flags(wide + ",dir=bwd_weight,dtype=fp32", c).k_outer);
 }
 
 TEST(ConvFeatures, CycleEstimateIsAThroughputOfTheDirectionsGemm) {

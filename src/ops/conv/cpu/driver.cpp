@@ -161,6 +161,23 @@ struct Scratch {
 enum class AMode { kInPlace, kPacked, kGatherRows, kGatherPacked };
 enum class BMode { kInPlace, kPacked, kGatherPanels };
 
+// How the configuration reads its operands: in place, packed, gathered (im2col) into rows or
+// into packed panels. compv4 packs A; the 1x1 stride-1 plain path has nothing to gather.
+struct Modes {
+  AMode a;
+  BMode b;
+};
+Modes modes_of(const ConvConfig& cfg) {
+  const bool v4 = cfg.pipeline == Pipeline::kCompV4;
+  const bool plain = cfg.specialization == Specialization::kFilter1x1Stride1Pad0;
+  if (cfg.dir == Direction::kBackwardWeight)
+    return {v4 ? AMode::kPacked : AMode::kInPlace,
+            plain ? (v4 ? BMode::kPacked : BMode::kInPlace) : BMode::kGatherPanels};
+  return {plain ? (v4 ? AMode::kPacked : AMode::kInPlace)
+                : (v4 ? AMode::kGatherPacked : AMode::kGatherRows),
+          cfg.dir == Direction::kForward ? BMode::kPacked : BMode::kGatherPanels};
+}
+
 // A strided matrix of one group: element (i, j) at base + group * gs + i * s0 + j * s1.
 struct Strided {
   const char* base = nullptr;
@@ -175,6 +192,28 @@ struct OperandView {
 };
 
 }  // namespace
+
+ProblemPaths problem_paths(const ConvConfig& cfg, const Problem& p) {
+  ProblemPaths out;
+  const Modes modes = modes_of(cfg);
+  const bool bf16 = cfg.dtype == "bf16";
+  const bool bwd_weight = cfg.dir == Direction::kBackwardWeight;
+  out.col2im = (modes.a == AMode::kGatherRows || modes.a == AMode::kInPlace) &&
+               Col2Im::applies(p, bf16, cfg.warp_tile_n);
+  const bool x_gathered =
+      modes.a == AMode::kGatherRows || (bwd_weight && modes.b == BMode::kGatherPanels);
+  const bool direct = !out.col2im && x_gathered && DirectImage::applies(p, bf16);
+  out.dense_b = direct && bwd_weight && DirectImage(p).longest_run() < cfg.warp_tile_n;
+  out.direct_a = direct && !bwd_weight;
+  out.direct_b = direct && bwd_weight && !out.dense_b;
+  // The result of all groups within ~L2 and a column block's K depth of B past it.
+  constexpr int64_t kL2Bytes = int64_t(1) << 20;
+  const GemmShape shape = implicit_gemm(p);
+  out.k_outer = bwd_weight && cfg.epilogue != Epilogue::kCShuffle &&
+                p.g * shape.m * shape.n * 4 <= kL2Bytes &&
+                shape.k * (cfg.tile_n / cfg.warp_n) * 4 > kL2Bytes / 2;
+  return out;
+}
 
 GemmShape implicit_gemm(const Problem& p) {
   const int64_t cg = p.c / p.g, kg = p.k / p.g, taps = p.z * p.y * p.x;
@@ -261,16 +300,9 @@ ConvDriver::Impl::Impl(const ConvConfig& config, Isa cpu) : cfg(config) {
   src_elem = bf16 ? Elem::kBf16 : Elem::kF32;
   elem_bytes = bf16 ? 2 : 4;
   isa = std::min(cpu, Isa::kAvx512);  // panels are fp32: vdpbf16ps pair panels are not used
-  const bool v4 = cfg.pipeline == Pipeline::kCompV4;
-  const bool plain = cfg.specialization == Specialization::kFilter1x1Stride1Pad0;
-  if (cfg.dir == Direction::kBackwardWeight) {
-    a_mode = v4 ? AMode::kPacked : AMode::kInPlace;
-    b_mode = plain ? (v4 ? BMode::kPacked : BMode::kInPlace) : BMode::kGatherPanels;
-  } else {
-    a_mode = plain ? (v4 ? AMode::kPacked : AMode::kInPlace)
-                   : (v4 ? AMode::kGatherPacked : AMode::kGatherRows);
-    b_mode = cfg.dir == Direction::kForward ? BMode::kPacked : BMode::kGatherPanels;
-  }
+  const Modes modes = modes_of(cfg);
+  a_mode = modes.a;
+  b_mode = modes.b;
   // Backward data reading y's gradient by rows runs problems of few channels per group by
   // columns (Col2Im), whose packed weights are laid out for the column product: kernels share
   // packed weights only when they take that path for the same problems.
@@ -395,11 +427,8 @@ Blocking ConvDriver::Impl::blocking(const Problem& p, int threads) const {
   // Keep every K slice of a column block's packed B only while that stays cache-sized; a deep
   // K (backward weight sums over every output pixel) repacks per task instead.
   constexpr int64_t kCacheBytes = int64_t(4) << 20;
-  // The result of all groups within ~L2 and a column block's K depth of B past it.
-  constexpr int64_t kL2Bytes = int64_t(1) << 20;
-  run.k_outer = cfg.dir == Direction::kBackwardWeight && cfg.epilogue != Epilogue::kCShuffle &&
-                run.groups * run.shape.m * run.shape.n * 4 <= kL2Bytes &&
-                run.shape.k * run.sub_n * 4 > kL2Bytes / 2;
+  const ProblemPaths paths = problem_paths(cfg, p);
+  run.k_outer = paths.k_outer;
   run.cache_b = b_mode != BMode::kInPlace &&
                 (run.k_outer ||
                  run.slots * ceil_div(run.sub_n, cfg.warp_tile_n) * cfg.warp_tile_n * run.ks * 4 <=
@@ -408,17 +437,13 @@ Blocking ConvDriver::Impl::blocking(const Problem& p, int threads) const {
   const bool a_packed = a_mode == AMode::kPacked || a_mode == AMode::kGatherPacked;
   run.a_slot_floats =
       (a_packed ? ceil_div(run.sub_m, cfg.warp_tile_m) * cfg.warp_tile_m : run.sub_m) * run.ks;
-  const bool x_gathered = a_mode == AMode::kGatherRows ||
-                          (cfg.dir == Direction::kBackwardWeight && b_mode == BMode::kGatherPanels);
-  run.col2im = (a_mode == AMode::kGatherRows || a_mode == AMode::kInPlace) &&
-               Col2Im::applies(p, src_elem == Elem::kBf16, cfg.warp_tile_n);
+  run.col2im = paths.col2im;
   if (run.col2im) run.columns = Col2Im(p), run.col2im_k = p.k / p.g;
-  run.direct = !run.col2im && x_gathered && DirectImage::applies(p, src_elem == Elem::kBf16);
+  run.direct_a = paths.direct_a;
+  run.direct_b = paths.direct_b;
+  run.dense_b = paths.dense_b;
+  run.direct = run.direct_a || run.direct_b || run.dense_b;
   if (run.direct) run.direct_image = DirectImage(p);
-  run.dense_b = run.direct && cfg.dir == Direction::kBackwardWeight &&
-                run.direct_image.longest_run() < cfg.warp_tile_n;
-  run.direct_a = run.direct && cfg.dir != Direction::kBackwardWeight;
-  run.direct_b = run.direct && cfg.dir == Direction::kBackwardWeight && !run.dense_b;
   if (run.direct_b) run.cache_b = false;
   run.cache_a = run.a_first && !run.direct && run.slots * run.a_slot_floats * 4 <= kCacheBytes;
   return run;

@@ -31,6 +31,18 @@ struct GemmShape {
 };
 GemmShape implicit_gemm(const Problem& p);
 
+// The paths a run of p takes that the problem decides besides the configuration
+// (docs/conv-kernels.md, "Paths the driver picks by problem"): the driver follows them and the
+// feature engine describes them, from this one decision.
+struct ProblemPaths {
+  bool col2im = false;    // backward data by columns (Col2Im): few channels per group
+  bool direct_a = false;  // A is the image read in place (forward; backward data, stride 1)
+  bool direct_b = false;  // backward weight's B is x read in place
+  bool dense_b = false;   // backward weight's B copied dense (filter rows narrower than a tile)
+  bool k_outer = false;   // backward weight walks K outermost (deep K, cache-sized result)
+};
+ProblemPaths problem_paths(const ConvConfig& config, const Problem& p);
+
 // The weights of one problem packed once into the B micro-panels that forward and backward-data
 // runs read (their implicit GEMM's B is the weight tensor): what every run would otherwise pack
 // (forward) or gather (backward data). The packing of a weight tensor that stays constant over
