@@ -338,7 +338,7 @@ const std::vector<Best> kCases = {
      "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_48x32x128_1x1x1_6x32x1_vec1_1_1_"
      "filter1x1stride1pad0"},
     {"avx512", "c512k512_7_3x3s1", "fwd", 1,
-     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x32x128_1x1x1_6x32x1_vec8_1_1_"
+     "grouped_conv_fwd_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_1_1_"
      "filter3x3"},
     {"avx512", "c3k64_224_7x7s2", "bwd_data", 1,
      "grouped_conv_bwd_data_fp32_nhwgc_2d_compv3_default_intrawave_24x64x128_1x1x1_6x32x1_vec1_1_"
@@ -455,8 +455,8 @@ const std::vector<Best> kCases = {
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x64x128_1x1x1_6x32x1_vec8_1_"
      "1_filter1x1pad0"},
     {"avx512", "c1024k256_14_1x1s1", "bwd_weight", 1,
-     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_48x32x128_1x1x1_6x32x1_vec1_1_"
-     "1_filter1x1stride1pad0"},
+     "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv4_default_intrawave_24x128x128_1x1x1_6x32x1_vec1_"
+     "1_1_filter1x1stride1pad0"},
     {"avx512", "c256k256_14_3x3s1", "bwd_weight", 1,
      "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_default_intrawave_24x128x128_1x1x1_6x32x1_vec8_"
      "1_1_filter3x3"},
