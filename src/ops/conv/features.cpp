@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <numeric>
 #include <stdexcept>
 
 #include "core/error.h"
@@ -131,7 +132,9 @@ const std::vector<std::string> kKselect = {
     "log2_flops_per_micro_call", "log2_est_cycles", "est_flops_per_cycle", "est_copy_share",
     "est_overhead_share",
     // the paths the problem decides (cpu::problem_paths)
-    "col2im", "direct_a", "direct_b", "dense_b", "k_outer"};
+    "col2im", "direct_a", "direct_b", "dense_b", "k_outer",
+    // the micro-kernel calls of that path
+    "log2_path_micro_calls", "path_call_depth", "path_call_fill", "path_call_ratio"};
 
 const std::vector<features::Schema>& schemas() {
   using features::concat_names;
@@ -159,12 +162,57 @@ const std::vector<std::string>& full_names() {
 }
 
 constexpr int kCkCount = 38 + 8 + 21 + 18 + 12;
-constexpr int kFullCount = kCkCount + 82;
+constexpr int kFullCount = kCkCount + 86;
 
 double log2_max1(double x) {
   return std::log2(std::max(x, 1.0));
 }
 using features::flag;
+
+// Pieces of [0, len) cut at every multiple of a and of b.
+double cut_pieces(std::int64_t len, std::int64_t a, std::int64_t b) {
+  if (len <= 0) return 0;
+  const std::int64_t last = len - 1, both = std::lcm(a, b);
+  return double(last / a + last / b - last / both + 1);
+}
+
+// The micro-kernel calls one group's GEMM makes along M, N and K. The blocked walk makes one per
+// register tile and K slice; the image read in place (cpu/direct.h) cuts them finer: forward's
+// and backward data's rows (output pixels) at every output-row end, backward weight's K (output
+// pixels) likewise, and the columns read in place (A's for forward, B's for backward weight) at
+// every end of a contiguous range. Each call loads and stores its C tile, so a path that cuts a
+// problem into short calls costs more than its flops say (experiments/conv/README.md).
+struct PathCalls {
+  double m = 0, n = 0, k = 0;
+};
+
+PathCalls path_calls(const Problem& p, const ConvConfig& c, const cpu::GemmShape& s,
+                     const cpu::ProblemPaths& paths) {
+  const std::int64_t sub_m = c.tile_m / c.warp_m, sub_n = c.tile_n / c.warp_n;
+  const std::int64_t ks = c.tile_k / c.warp_k, mr = c.warp_tile_m, nr = c.warp_tile_n;
+  PathCalls calls{kernels::micro_calls(double(s.m), double(sub_m), double(mr)),
+                  kernels::micro_calls(double(s.n), double(sub_n), double(nr)),
+                  ceil_div(double(s.k), double(ks))};
+  if (!paths.direct_a && !paths.direct_b) return calls;
+  const bool flipped = *p.dir == Direction::kBackwardData;
+  const std::int64_t run = flipped ? p.k / p.g : p.c / p.g;
+  const bool contiguous = !flipped && p.g == 1 && p.dil[2] == 1;
+  const std::int64_t range = contiguous ? p.x * run : run;  // DirectImage::longest_run
+  if (paths.direct_a) {
+    calls.m = cut_pieces(s.m, mr, flipped ? p.wi : p.wo);  // blocks hold whole register tiles
+    calls.k = cut_pieces(s.k, ks, range);
+    return calls;
+  }
+  calls.k = cut_pieces(s.k, ks, p.wo);
+  // Columns cut at block and range ends, each piece walked in nr-wide panels.
+  calls.n = 0;
+  for (std::int64_t col = 0; col < s.n;) {
+    const std::int64_t end = std::min({s.n, (col / sub_n + 1) * sub_n, (col / range + 1) * range});
+    calls.n += ceil_div(double(end - col), double(nr));
+    col = end;
+  }
+  return calls;
+}
 
 // How the driver (cpu/driver.cpp) reaches each operand of the direction's GEMM, and what it
 // copies per group before the micro-kernel runs.
@@ -294,6 +342,8 @@ void compute_row(const Problem& p, const ConvConfig& c, const features::Hardware
   const Copies copied = copies(p, c, shape, hw.num_cus, bpe, paths);
   const double micro_calls =
       kernels::micro_calls(m, sub_m, mr) * kernels::micro_calls(n, sub_n, nr) * ceil_div(k, ks) * G;
+  const PathCalls calls = path_calls(p, c, shape, paths);
+  const double path_micro_calls = calls.m * calls.n * calls.k * G;
   kernels::BlockedGemm g;
   g.m = m, g.n = n, g.k = k;
   g.tile_m = tm, g.tile_n = tn, g.tile_k = tk;
@@ -302,6 +352,8 @@ void compute_row(const Problem& p, const ConvConfig& c, const features::Hardware
   g.parts = parts;
   g.cshuffle = c.epilogue == Epilogue::kCShuffle;
   g.copy_cycles = copied.cycles;  // the micro-kernels run fp32 panels: no bf16 pairs
+  g.path_tiles = calls.m * calls.n;
+  g.path_slices = calls.k;
   const kernels::CycleEstimate cycles = kernels::estimate_cycles(g, lanes, hw.simds_per_cu);
   bool asymmetric = false;
   for (int axis = 0; axis < 3; ++axis) asymmetric = asymmetric || p.right_pad(axis) != p.pad[axis];
@@ -404,6 +456,11 @@ void compute_row(const Problem& p, const ConvConfig& c, const features::Hardware
       flag(paths.direct_b),
       flag(paths.dense_b),
       flag(paths.k_outer),
+      // the micro-kernel calls of that path
+      log2_max1(path_micro_calls),
+      k / std::max(calls.k, 1.0),
+      m * n / std::max(calls.m * mr * calls.n * nr, 1.0),
+      path_micro_calls / std::max(micro_calls, 1.0),
   });
   if (row.written() != kFullCount) throw std::logic_error("conv feature row: wrong count");
 }

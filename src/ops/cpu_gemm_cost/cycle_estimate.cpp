@@ -33,10 +33,12 @@ CycleEstimate estimate_cycles(const BlockedGemm& g, double lanes, double ports) 
   lanes = std::max(lanes, 1.0), ports = std::max(ports, 1.0);
   const double m = g.m, n = g.n, k = g.k, mr = g.mr, nr = g.nr;
   const double sub_m = g.tile_m / g.warp_m, sub_n = g.tile_n / g.warp_n, ks = g.tile_k / g.warp_k;
-  const double register_tiles = micro_calls(m, sub_m, mr) * micro_calls(n, sub_n, nr);
-  const double slices = ceil_div(k, ks), calls = register_tiles * slices;
-  const double tail = k - (slices - 1) * ks;
-  const double k_steps = (slices - 1) * std::ceil(ks / g.k_pair) + std::ceil(tail / g.k_pair);
+  const double block_tiles = micro_calls(m, sub_m, mr) * micro_calls(n, sub_n, nr);
+  const double block_slices = ceil_div(k, ks);
+  const double tail = k - (block_slices - 1) * ks;
+  const double k_steps = (block_slices - 1) * std::ceil(ks / g.k_pair) + std::ceil(tail / g.k_pair);
+  const double register_tiles = std::max(g.path_tiles, block_tiles);
+  const double slices = std::max(g.path_slices, block_slices), calls = register_tiles * slices;
   const double vectors = std::ceil(nr / lanes);
   const double b_loads = g.b_lane_loads ? vectors * lanes : vectors;
   const double steps = register_tiles * k_steps;

@@ -37,6 +37,9 @@ struct BlockedGemm {
   bool b_lane_loads = false;  // B read element by element (a strided gather): a load per lane
   bool cshuffle = false;      // C staged per task and copied into the result afterwards
   double copy_cycles = 0;     // the op's packing and gathering before the micro-kernel runs
+  // Register tiles (M x N calls) and K pieces per register tile where the op cuts them finer
+  // than the blocks (conv's image read in place); 0: the blocks' own.
+  double path_tiles = 0, path_slices = 0;
 };
 
 struct CycleEstimate {

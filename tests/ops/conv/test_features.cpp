@@ -64,7 +64,7 @@ TEST(ConvFeatures, Ck97HasCksNamesInCksOrder) {
 TEST(ConvFeatures, SchemasAreSubsetsOfTheFullListAndKselectIsTheDefault) {
   ConvFeatureEngine engine(test_hardware());
   EXPECT_EQ(engine.default_schema(), "kselect");
-  EXPECT_EQ(engine.schema("kselect").features.size(), 149u);  // docs/features.md
+  EXPECT_EQ(engine.schema("kselect").features.size(), 153u);  // docs/features.md
   EXPECT_EQ(engine.schema_names(), (std::vector<std::string>{"kselect", "ck97"}));
   const auto& all = engine.all_features();
   EXPECT_EQ(std::set<std::string>(all.begin(), all.end()).size(), all.size());
@@ -171,7 +171,8 @@ TEST(ConvFeatures, PathFlagsAreTheDriversDecision) {
   EXPECT_TRUE(flags(wide + ",dir=bwd_data,dtype=fp32", c).direct_a);  // stride 1, K/G of 32
   c = config_for(Direction::kForward);
   EXPECT_TRUE(flags(wide + ",dir=fwd,dtype=fp32", c).direct_a);  // a filter row: 96 values
-  c.dtype = "bf16";  // the image in place is fp32 only
+  // The image in place is fp32 only.
+  c.dtype = "bf16";
   EXPECT_FALSE(flags(wide + ",dir=fwd,dtype=bf16", c).direct_a);
   c = config_for(Direction::kBackwardWeight);
   c.warp_tile_m = 6, c.warp_tile_n = 32, c.tile_m = 24, c.tile_n = 64;
@@ -182,6 +183,44 @@ TEST(ConvFeatures, PathFlagsAreTheDriversDecision) {
   // K (output pixels) deep, the result small: K outermost.
   EXPECT_TRUE(flags("n=64,c=32,k=32,hi=32,wi=32,y=1,x=1,dir=bwd_weight,dtype=fp32", c).k_outer);
   EXPECT_FALSE(flags(wide + ",dir=bwd_weight,dtype=fp32", c).k_outer);
+}
+
+// The image read in place cuts the micro-kernel calls at output-row and channel-run ends; the
+// counts below are worked by hand from the problem and the register tile.
+TEST(ConvFeatures, PathCallsCountTheCutsOfTheImageReadInPlace) {
+  ConvFeatureEngine engine(test_hardware());
+  auto row = [&](const std::string& problem, const ConvConfig& c) {
+    std::vector<std::string> kernels = {c.name()};
+    auto m = engine.extract("kselect", problem, kernels);
+    return Row{m.names, m.values};
+  };
+  // Forward, A read in place: M = 64 output pixels in rows of 8, cut at every 6 (the register
+  // tile) and every 8: 16 calls; K = 3x3x32 = 288 in filter rows of 3x32 = 96, cut at every 64
+  // and every 96: 6 calls; N = 32 in two 16-wide tiles. The blocks alone make 5 K slices.
+  const std::string wide = "n=1,c=32,k=32,hi=8,wi=8,y=3,x=3,pad_h=1,pad_w=1,dir=fwd,dtype=fp32";
+  ConvConfig c = config_for(Direction::kForward);
+  Row fwd = row(wide, c);
+  ASSERT_EQ(fwd["direct_a"], 1.0f);
+  EXPECT_FLOAT_EQ(fwd["path_call_depth"], 288.0f / 6);
+  EXPECT_FLOAT_EQ(fwd["path_call_fill"], 64.0f * 32 / (16 * 6 * 2 * 16));
+  EXPECT_FLOAT_EQ(fwd["log2_path_micro_calls"], std::log2(16.0f * 2 * 6));
+  EXPECT_GT(fwd["path_call_ratio"], 1.0f);
+  // Backward weight's stem, B read in place: K = 14x14 output pixels cut at every 64 and at
+  // the 13 output-row ends: 17 pieces where the blocks make 4.
+  const std::string stem =
+      "n=1,c=3,k=64,hi=28,wi=28,y=7,x=7,pad_h=3,pad_w=3,stride_h=2,stride_w=2,dir=bwd_weight,"
+      "dtype=fp32";
+  c = config_for(Direction::kBackwardWeight);
+  Row narrow = row(stem, c);
+  ASSERT_EQ(narrow["direct_b"], 1.0f);
+  EXPECT_FLOAT_EQ(narrow["path_call_depth"], 196.0f / 17);
+  EXPECT_GT(narrow["path_call_ratio"], 17.0f / 4 - 1e-4f);
+  // B copied dense: the blocks' own calls.
+  c.warp_tile_m = 6, c.warp_tile_n = 32, c.tile_m = 24, c.tile_n = 64;
+  Row dense = row(stem, c);
+  ASSERT_EQ(dense["dense_b"], 1.0f);
+  EXPECT_FLOAT_EQ(dense["path_call_depth"], 196.0f / 4);
+  EXPECT_FLOAT_EQ(dense["path_call_ratio"], 1.0f);
 }
 
 TEST(ConvFeatures, CycleEstimateIsAThroughputOfTheDirectionsGemm) {
