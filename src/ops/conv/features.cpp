@@ -184,6 +184,7 @@ double cut_pieces(std::int64_t len, std::int64_t a, std::int64_t b) {
 // problem into short calls costs more than its flops say (experiments/conv/README.md).
 struct PathCalls {
   double m = 0, n = 0, k = 0;
+  cpu::GemmShape gemm{};  // the GEMM they walk: the direction's, or col2im's column product
 };
 
 PathCalls path_calls(const Problem& p, const ConvConfig& c, const cpu::GemmShape& s,
@@ -192,7 +193,14 @@ PathCalls path_calls(const Problem& p, const ConvConfig& c, const cpu::GemmShape
   const std::int64_t ks = c.tile_k / c.warp_k, mr = c.warp_tile_m, nr = c.warp_tile_n;
   PathCalls calls{kernels::micro_calls(double(s.m), double(sub_m), double(mr)),
                   kernels::micro_calls(double(s.n), double(sub_n), double(nr)),
-                  ceil_div(double(s.k), double(ks))};
+                  ceil_div(double(s.k), double(ks)), s};
+  if (paths.col2im) {  // the column product (cpu/col2im.h): per image, no cache blocks
+    const std::int64_t out_pixels = p.do_ * p.ho * p.wo;
+    const cpu::GemmShape columns{p.n * out_pixels, p.z * p.y * p.x * (p.c / p.g), p.k / p.g};
+    return {double(p.n) * ceil_div(double(out_pixels), double(mr)),
+            ceil_div(double(columns.n), double(nr)), ceil_div(double(columns.k), double(c.tile_k)),
+            columns};
+  }
   if (!paths.direct_a && !paths.direct_b) return calls;
   const bool flipped = *p.dir == Direction::kBackwardData;
   const std::int64_t run = flipped ? p.k / p.g : p.c / p.g;
@@ -229,9 +237,12 @@ struct Copies {
 // data's weights, backward weight's image) once per column block when every K slot of it fits
 // the 4 MiB cache of packed panels, else once per task. Packing moves 16 bytes a cycle as in
 // the GEMM estimate; a scalar gather (vec 1) copies value by value, a quarter of that; every
-// gathered run (a pixel's channels for one tap) costs its bounds tests, a few cycles.
+// gathered run (a pixel's channels for one tap) costs the computation of its source: forward's
+// a multiply and bounds test per axis (13 cycles), backward data's a division by the stride per
+// axis (30 cycles), backward weight's 4 (fitted to the study's sweep by
+// experiments/conv/fit_gather_cost.py).
 Copies copies(const Problem& p, const ConvConfig& c, const cpu::GemmShape& s, double threads,
-              double bpe, const cpu::ProblemPaths& paths) {
+              double bpe, const cpu::ProblemPaths& paths, double k_share) {
   const double m = double(s.m), n = double(s.n), k = double(s.k);
   const double sub_m = double(c.tile_m) / c.warp_m, sub_n = double(c.tile_n) / c.warp_n;
   const double ks = double(c.tile_k) / c.warp_k, mr = c.warp_tile_m, nr = c.warp_tile_n;
@@ -267,15 +278,18 @@ Copies copies(const Problem& p, const ConvConfig& c, const cpu::GemmShape& s, do
   const double m_padded = ceil_div(m, mr) * mr, n_padded = ceil_div(n, nr) * nr;
   const std::int64_t cg = p.c / p.g, kg = p.k / p.g;
   const double run = double(c.dir == Direction::kBackwardData ? kg : cg);
+  const double per_run = c.dir == Direction::kForward        ? 13.0
+                         : c.dir == Direction::kBackwardData ? 30.0
+                                                             : 4.0;
   auto gather_cycles = [&](double elements, int vec) {
     const double per_byte = vec == 1 ? 4.0 / 16.0 : 1.0 / 16.0;
-    return elements * bpe * per_byte + 4.0 * elements / std::max(std::min(run, ks), 1.0);
+    return elements * bpe * per_byte + per_run * elements / std::max(std::min(run, ks), 1.0);
   };
   if (out.a_gathered) {
-    const double a = m * k * col_blocks;
+    const double a = m * k * col_blocks * k_share;  // a phase's skipped slices are not gathered
     out.gathered += a;
     out.cycles += gather_cycles(a, c.vec_a);
-    if (out.a_packed) out.cycles += m_padded * k * col_blocks * 4 / 16.0;  // fp32 after the gather
+    if (out.a_packed) out.cycles += m_padded * k * col_blocks * k_share * 4 / 16.0;  // fp32, after
   } else if (out.a_packed) {
     out.cycles += m_padded * k * col_blocks * bpe / 16.0;
   }
@@ -339,7 +353,8 @@ void compute_row(const Problem& p, const ConvConfig& c, const features::Hardware
   const double tasks = G * ceil_div(m, sub_m) * ceil_div(n, sub_n) * parts;
   const double rounds = ceil_div(tasks, hw.num_cus);
   const cpu::ProblemPaths paths = cpu::problem_paths(c, p);
-  const Copies copied = copies(p, c, shape, hw.num_cus, bpe, paths);
+  const double k_share = cpu::computed_k_share(c, p);
+  const Copies copied = copies(p, c, shape, hw.num_cus, bpe, paths, k_share);
   const double micro_calls =
       kernels::micro_calls(m, sub_m, mr) * kernels::micro_calls(n, sub_n, nr) * ceil_div(k, ks) * G;
   const PathCalls calls = path_calls(p, c, shape, paths);
@@ -350,10 +365,23 @@ void compute_row(const Problem& p, const ConvConfig& c, const features::Hardware
   g.warp_m = c.warp_m, g.warp_n = c.warp_n, g.warp_k = c.warp_k;
   g.mr = mr, g.nr = nr;
   g.parts = parts;
-  g.cshuffle = c.epilogue == Epilogue::kCShuffle;
+  g.cshuffle = c.epilogue == Epilogue::kCShuffle || paths.phased;  // phased rows are staged
+  g.k_share = k_share;
+  // A phased block writes each staged row to its pixel, decoded from the row by divisions:
+  // ~80 cycles a row and column block (fitted as the gather costs above).
+  if (paths.phased) g.epilogue_cycles = 80.0 * m * ceil_div(n, sub_n);
   g.copy_cycles = copied.cycles;  // the micro-kernels run fp32 panels: no bf16 pairs
   g.path_tiles = calls.m * calls.n;
   g.path_slices = calls.k;
+  if (paths.col2im) {
+    // By columns the micro-kernels run the column product instead: y's gradient (an output
+    // pixel a row) times the weights over K / G, into taps x C / G columns, image by image
+    // in register tiles: a stride divides its rows (the implicit GEMM's are input pixels).
+    g.m = double(calls.gemm.m), g.n = double(calls.gemm.n), g.k = double(calls.gemm.k);
+    g.tile_m = output, g.tile_n = ceil_div(g.n, nr) * nr, g.tile_k = tk;
+    g.warp_m = g.warp_n = g.warp_k = 1;
+    g.parts = 1, g.cshuffle = false;
+  }
   const kernels::CycleEstimate cycles = kernels::estimate_cycles(g, lanes, hw.simds_per_cu);
   bool asymmetric = false;
   for (int axis = 0; axis < 3; ++axis) asymmetric = asymmetric || p.right_pad(axis) != p.pad[axis];
@@ -458,8 +486,8 @@ void compute_row(const Problem& p, const ConvConfig& c, const features::Hardware
       flag(paths.k_outer),
       // the micro-kernel calls of that path
       log2_max1(path_micro_calls),
-      k / std::max(calls.k, 1.0),
-      m * n / std::max(calls.m * mr * calls.n * nr, 1.0),
+      double(calls.gemm.k) / std::max(calls.k, 1.0),
+      double(calls.gemm.m) * double(calls.gemm.n) / std::max(calls.m * mr * calls.n * nr, 1.0),
       path_micro_calls / std::max(micro_calls, 1.0),
   });
   if (row.written() != kFullCount) throw std::logic_error("conv feature row: wrong count");

@@ -38,10 +38,11 @@ CycleEstimate estimate_cycles(const BlockedGemm& g, double lanes, double ports) 
   const double tail = k - (block_slices - 1) * ks;
   const double k_steps = (block_slices - 1) * std::ceil(ks / g.k_pair) + std::ceil(tail / g.k_pair);
   const double register_tiles = std::max(g.path_tiles, block_tiles);
-  const double slices = std::max(g.path_slices, block_slices), calls = register_tiles * slices;
+  const double slices = std::max(g.path_slices, block_slices) * g.k_share;
+  const double calls = register_tiles * slices;
   const double vectors = std::ceil(nr / lanes);
   const double b_loads = g.b_lane_loads ? vectors * lanes : vectors;
-  const double steps = register_tiles * k_steps;
+  const double steps = register_tiles * k_steps * g.k_share;
   const double inner = steps * std::max(mr * vectors / ports, (b_loads + mr) / 2.0);
   const double c_loads = register_tiles * std::max(slices - g.parts, 0.0) * mr * vectors;
   const double c_updates = calls * mr * vectors + c_loads + 20.0 * calls;
@@ -49,7 +50,7 @@ CycleEstimate estimate_cycles(const BlockedGemm& g, double lanes, double ports) 
   const double reduce = (g.parts - 1) * m * n / lanes * 3.0;
   // cshuffle copies every staged vector into C: a load and a store, one store per cycle.
   const double shuffle = g.cshuffle ? g.parts * m * n / lanes : 0.0;
-  const double overhead = c_updates + 200.0 * tasks + reduce + shuffle;
+  const double overhead = c_updates + 200.0 * tasks + reduce + shuffle + g.epilogue_cycles;
   return {inner + g.copy_cycles + overhead, g.copy_cycles, overhead};
 }
 

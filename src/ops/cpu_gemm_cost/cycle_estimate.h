@@ -40,6 +40,10 @@ struct BlockedGemm {
   // Register tiles (M x N calls) and K pieces per register tile where the op cuts them finer
   // than the blocks (conv's image read in place); 0: the blocks' own.
   double path_tiles = 0, path_slices = 0;
+  // The share of (register tile, K slice) pairs the op computes: conv's strided backward data
+  // skips the slices whose taps never reach a stride phase.
+  double k_share = 1;
+  double epilogue_cycles = 0;  // the op's own work placing results (counted as overhead)
 };
 
 struct CycleEstimate {

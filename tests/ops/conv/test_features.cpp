@@ -215,7 +215,19 @@ TEST(ConvFeatures, PathCallsCountTheCutsOfTheImageReadInPlace) {
   ASSERT_EQ(narrow["direct_b"], 1.0f);
   EXPECT_FLOAT_EQ(narrow["path_call_depth"], 196.0f / 17);
   EXPECT_GT(narrow["path_call_ratio"], 17.0f / 4 - 1e-4f);
+  // Backward data's stem by columns: the column product's calls, 14x14 output pixels in 33
+  // register rows, 7x7 taps x 3 channels in 10 panels of 16, K / G = 64 in one slice.
+  c = config_for(Direction::kBackwardData);
+  Row columns =
+      row("n=1,c=3,k=64,hi=28,wi=28,y=7,x=7,pad_h=3,pad_w=3,stride_h=2,stride_w=2,dir=bwd_data,"
+          "dtype=fp32",
+          c);
+  ASSERT_EQ(columns["col2im"], 1.0f);
+  EXPECT_FLOAT_EQ(columns["log2_path_micro_calls"], std::log2(33.0f * 10));
+  EXPECT_FLOAT_EQ(columns["path_call_depth"], 64.0f);
+  EXPECT_FLOAT_EQ(columns["path_call_fill"], 196.0f * 147 / (33 * 6 * 10 * 16));
   // B copied dense: the blocks' own calls.
+  c = config_for(Direction::kBackwardWeight);
   c.warp_tile_m = 6, c.warp_tile_n = 32, c.tile_m = 24, c.tile_n = 64;
   Row dense = row(stem, c);
   ASSERT_EQ(dense["dense_b"], 1.0f);

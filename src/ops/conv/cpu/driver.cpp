@@ -191,7 +191,44 @@ struct OperandView {
   int64_t s0, s1;
 };
 
+// Whether any tap of K columns [k0, k0 + kl) (tap-major, K / G each) reaches the input rows of
+// the stride phase at `offset`: the tap's source output pixel divides exactly by the stride.
+bool phase_has_taps(const Problem& p, const std::array<int64_t, 3>& offset, int64_t k0,
+                    int64_t kl) {
+  const int64_t kg = p.k / p.g;
+  for (int64_t t = k0 / kg; t <= (k0 + kl - 1) / kg; ++t) {
+    const std::array<int64_t, 3> tap{t / (p.y * p.x), t / p.x % p.y, t % p.x};
+    bool reaches = true;
+    for (int a = 0; a < 3; ++a) {
+      const int64_t v = offset[a] + p.pad[a] - tap[a] * p.dil[a];
+      reaches = reaches && (v % p.stride[a] + p.stride[a]) % p.stride[a] == 0;
+    }
+    if (reaches) return true;
+  }
+  return false;
+}
+
+bool is_phased(const Problem& p) {
+  return *p.dir == Direction::kBackwardData &&
+         (p.stride[0] > 1 || p.stride[1] > 1 || p.stride[2] > 1);
+}
+
 }  // namespace
+
+double computed_k_share(const ConvConfig& cfg, const Problem& p) {
+  if (!problem_paths(cfg, p).phased) return 1.0;
+  const RowPhases phases(p.n, {p.di, p.hi, p.wi}, p.stride);
+  const int64_t k = implicit_gemm(p).k, ks = cfg.tile_k / cfg.warp_k;
+  const int64_t slices = ceil_div(k, ks);
+  double computed = 0;
+  for (int ph = 0; ph < phases.count(); ++ph) {
+    int64_t reached = 0;
+    for (int64_t k0 = 0; k0 < k; k0 += ks)
+      reached += phase_has_taps(p, phases.offset(ph), k0, std::min(ks, k - k0)) ? 1 : 0;
+    computed += double(phases.start(ph + 1) - phases.start(ph)) * double(reached);
+  }
+  return computed / std::max(double(phases.start(phases.count())) * double(slices), 1.0);
+}
 
 ProblemPaths problem_paths(const ConvConfig& cfg, const Problem& p) {
   ProblemPaths out;
@@ -212,6 +249,7 @@ ProblemPaths problem_paths(const ConvConfig& cfg, const Problem& p) {
   out.k_outer = bwd_weight && cfg.epilogue != Epilogue::kCShuffle &&
                 p.g * shape.m * shape.n * 4 <= kL2Bytes &&
                 shape.k * (cfg.tile_n / cfg.warp_n) * 4 > kL2Bytes / 2;
+  out.phased = !out.col2im && is_phased(p);
   return out;
 }
 
@@ -288,7 +326,6 @@ struct ConvDriver::Impl : Blocking {
   void run_col2im(const ConvTensors& t, int threads);
   void column_rows(const float* y, const float* panels, float* col, int64_t n, int64_t begin,
                    int64_t end) const;
-  bool phase_has_taps(int phase, int64_t k0, int kl) const;
 };
 
 ConvDriver::Impl::Impl(const ConvConfig& config, Isa cpu) : cfg(config) {
@@ -403,8 +440,7 @@ Blocking ConvDriver::Impl::blocking(const Problem& p, int threads) const {
       run.result_elems = p.k * p.z * p.y * p.x * (p.c / p.g);
       break;
   }
-  run.phased =
-      *p.dir == Direction::kBackwardData && (p.stride[0] > 1 || p.stride[1] > 1 || p.stride[2] > 1);
+  run.phased = is_phased(p);
   run.tiles_m = ceil_div(run.shape.m, cfg.tile_m);
   if (run.phased) {
     run.phases = RowPhases(p.n, {p.di, p.hi, p.wi}, p.stride);
@@ -825,7 +861,7 @@ void ConvDriver::Impl::task(ThreadSpace& ws, int64_t id, int64_t kb_from, int64_
     const int64_t k0 = kb * cfg.tile_k + int64_t(wk) * ks;
     if (k0 >= shape.k) continue;
     const int kl = int(std::min<int64_t>(ks, shape.k - k0));
-    if (phase >= 0 && !phase_has_taps(phase, k0, kl)) continue;
+    if (phase >= 0 && !phase_has_taps(problem, phases.offset(phase), k0, kl)) continue;
     if (direct_b) {
       walk_direct_b(ws, g, view_a(ws, g, r0, k0, rows, kl, kb - kb0), rows, k0, kl, target, ldt,
                     first);
@@ -854,22 +890,6 @@ void ConvDriver::Impl::task(ThreadSpace& ws, int64_t id, int64_t kb_from, int64_
 
 // Whether a K slice of backward data's GEMM (columns (tap, k)) holds a tap that reaches the
 // pixels of `phase`: along each axis, (offset + pad - tap * dilation) divisible by the stride.
-bool ConvDriver::Impl::phase_has_taps(int phase, int64_t k0, int kl) const {
-  const Problem& p = problem;
-  const int64_t kg = p.k / p.g;
-  const std::array<int64_t, 3> o = phases.offset(phase);
-  for (int64_t t = k0 / kg; t <= (k0 + kl - 1) / kg; ++t) {
-    const std::array<int64_t, 3> tap{t / (p.y * p.x), t / p.x % p.y, t % p.x};
-    bool reaches = true;
-    for (int a = 0; a < 3; ++a) {
-      const int64_t v = o[a] + p.pad[a] - tap[a] * p.dil[a];
-      reaches = reaches && (v % p.stride[a] + p.stride[a]) % p.stride[a] == 0;
-    }
-    if (reaches) return true;
-  }
-  return false;
-}
-
 // Adds the partial results of the K parts into the result, elements split among threads.
 void ConvDriver::Impl::reduce(int t, int nt) {
   const float* partial = work.partial.floats();

@@ -40,8 +40,16 @@ struct ProblemPaths {
   bool direct_b = false;  // backward weight's B is x read in place
   bool dense_b = false;   // backward weight's B copied dense (filter rows narrower than a tile)
   bool k_outer = false;   // backward weight walks K outermost (deep K, cache-sized result)
+  bool phased = false;    // backward data with a stride: rows by stride phase, results staged
 };
 ProblemPaths problem_paths(const ConvConfig& config, const Problem& p);
+
+// Backward data with a stride runs its rows stride phase by stride phase, and a phase's blocks
+// skip the K slices (tile_k / warp_k) whose taps never reach that phase (a 1x1 filter at stride
+// 2 reaches one phase of four). The share of (row, K slice) pairs a run of p computes; 1 where
+// nothing is skipped (col2im's column product has no phases). The driver and the feature
+// engine's estimate make this one test.
+double computed_k_share(const ConvConfig& config, const Problem& p);
 
 // The weights of one problem packed once into the B micro-panels that forward and backward-data
 // runs read (their implicit GEMM's B is the weight tensor): what every run would otherwise pack
