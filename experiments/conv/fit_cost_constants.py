@@ -13,6 +13,8 @@ a x (the rest of the estimate) + elements x per-element + (elements / run) x per
 not by columns) it fits the measured time as a x (the estimate without the row writes)
 + written rows x per-row. Times become cycles at CLOCK_GHZ; the fitted constants are what
 src/ops/conv/features.cpp uses (experiments/conv/README.md, "The gathers' cost").
+Last, the estimate alone as a selector: per direction, the mean fraction of each problem's
+best time that the kernel with the fewest estimated cycles reaches.
 """
 import csv
 import math
@@ -62,11 +64,13 @@ def field(problem, key):
 def main(path):
     gathers = defaultdict(lambda: ([], []))
     phased = ([], [])
+    problems = defaultdict(list)
     with open(path) as f:
         for x in csv.DictReader(f):
             direction = field(x["problem"], "dir")
             cycles = float(x["latency_ms"]) * 1e6 * CLOCK_GHZ
             est = 2.0 ** float(x["log2_est_cycles"])
+            problems[direction, x["problem"]].append((est, cycles))
             in_place = any(float(x[k]) for k in ("col2im", "direct_a", "direct_b", "dense_b"))
             strided = int(x["stride_h"]) > 1 or int(x["stride_w"]) > 1 or int(x["stride_d"]) > 1
             if direction == "bwd_data" and strided and not float(x["col2im"]):
@@ -99,6 +103,12 @@ def main(path):
     print(f"bwd_data phased ({len(phased[1])} rows): cycles per written row {per_row:.1f} "
           f"(now {PER_PHASED_ROW:.0f}), rest x{a:.2f}; log2 spread without rows "
           f"{spread(phased[1], without):.2f}, now {spread(phased[1], now):.2f}")
+    picks = defaultdict(list)
+    for (direction, _), kernels in problems.items():
+        picks[direction].append(min(c for _, c in kernels) / min(kernels)[1])
+    for direction, e in sorted(picks.items()):
+        print(f"{direction}: the estimate's pick reaches {100 * sum(e) / len(e):.1f}% of the best "
+              f"({len(e)} problems)")
 
 
 if __name__ == "__main__":
