@@ -69,7 +69,7 @@ struct Candidate {
   bool verified = false;
   double fastest_ms = 0;  // fastest run so far (0: none yet), for pruning
   int calls_per_sample = 1;
-  bool rewarm = false;  // one untimed call before each timed sample
+  bool rewarm = false;  // rewarm_calls untimed calls before each timed sample
 };
 
 data::Measurement invalid_row(const std::string& op, const std::string& problem,
@@ -128,7 +128,10 @@ bool hopeless(const Candidate& c, double best, const SweepSettings& s) {
 // The first warm-up run of every candidate is timed as a probe; candidates the probes show to
 // be hopeless skip the rest of their warm-up. The other warm-up runs are timed too, so the
 // number of calls per timed sample comes from the fastest warm run rather than the probe,
-// which may include first-touch costs.
+// which may include first-touch costs. With several re-warming calls, the rest of the warm-up
+// is at least that many calls in a row, so that whether a kernel is re-warmed is decided on
+// its warm time: a kernel reading megabytes of weights can take five times longer after
+// another kernel, past rewarm_below_us, and would then never be re-warmed.
 void warm_up_and_verify(std::vector<Candidate>& candidates, const SweepSettings& s, bool rotated) {
   if (s.warmup > 0)
     for (Candidate& c : candidates)
@@ -140,8 +143,9 @@ void warm_up_and_verify(std::vector<Candidate>& candidates, const SweepSettings&
   const double best = fastest_ms(pointers(candidates));
   for (Candidate& c : candidates) {
     guarded(c, [&] {
+      const int warm_runs = s.rewarm_calls > 1 ? std::max(s.warmup, s.rewarm_calls + 1) : s.warmup;
       if (!hopeless(c, best, s))
-        for (int i = 1; i < s.warmup; ++i) {
+        for (int i = 1; i < warm_runs; ++i) {
           auto start = std::chrono::steady_clock::now();
           c.bound->run();
           c.fastest_ms = std::min(c.fastest_ms, elapsed_ms(start));
@@ -171,7 +175,7 @@ void timed_rounds(const std::vector<Candidate*>& candidates, const SweepSettings
       if (int(c.times_ms.size()) >= SweepSettings::kPrunedRepeats && hopeless(c, best, s)) continue;
       if (flusher) flusher->flush();
       guarded(c, [&] {
-        if (c.rewarm) c.bound->run();
+        for (int call = 0; c.rewarm && call < s.rewarm_calls; ++call) c.bound->run();
         auto start = std::chrono::steady_clock::now();
         for (int call = 0; call < c.calls_per_sample; ++call) c.bound->run();
         double ms = elapsed_ms(start) / c.calls_per_sample;
@@ -326,6 +330,9 @@ std::string SweepSettings::key(const std::string& op, const HardwareProfile& har
                                       ";contender_band=" + std::to_string(contender_band)) +
          (cold || rewarm_below_us <= 0 ? ""
                                        : ";rewarm_below_us=" + std::to_string(rewarm_below_us)) +
+         (cold || rewarm_below_us <= 0 || rewarm_calls == 1
+              ? ""
+              : ";rewarm_calls=" + std::to_string(rewarm_calls)) +
          (rotation_kib <= 0 ? "" : ";rotate_above_kib=" + std::to_string(rotation_kib));
 }
 
@@ -355,6 +362,7 @@ nlohmann::json SweepSettings::to_json() const {
           {"contender_repeat", contender_repeat},
           {"contender_band", contender_band},
           {"rewarm_below_us", rewarm_below_us},
+          {"rewarm_calls", rewarm_calls},
           {"reverse_kernels", reverse_kernels},
           {"rotate_above_kib", rotate_above_kib}};
 }
@@ -373,6 +381,8 @@ void SweepSettings::validate() const {
     throw InputError("", 0, "contender-band", "must be in 0..10");
   if (rewarm_below_us < 0 || rewarm_below_us > 100000000)
     throw InputError("", 0, "rewarm-below-us", "must be in 0..100000000");
+  if (rewarm_calls < 1 || rewarm_calls > 100)
+    throw InputError("", 0, "rewarm-calls", "must be in 1..100");
   if (rotate_above_kib < -1 || rotate_above_kib > 100000000)
     throw InputError("", 0, "rotate-above-kib",
                      "must be -1 (the L2 size), 0 (off) or a size in KiB");

@@ -52,6 +52,13 @@ struct SweepSettings {
   // Longer kernels are not re-warmed: one more call each would add much of a
   // sweep's time for a small relative effect. 0: off. Ignored with `cold`.
   int rewarm_below_us = 1000;
+  // Untimed calls of a re-warmed kernel before each timed sample. One is enough where the
+  // kernel's operands fit the private caches; a kernel streaming megabytes of packed weights
+  // (a fully connected layer's 4-8 MiB) reaches its steady time only after a few calls of its
+  // own, so with one its time still depends on which kernel ran before it
+  // (experiments/conv/README.md, "Kernel order and large weights"). Part of the resume key
+  // when not 1.
+  int rewarm_calls = 1;
   // Measure each problem's kernels in the reverse of the rule set's order, so that each one
   // follows another neighbour in the rounds. Not in the resume key: with re-warming a kernel's
   // time should not depend on its neighbour, and comparing the two orders checks that.

@@ -138,6 +138,9 @@ RegisterVerb reg("bench", [](CLI::App& app) -> std::function<int()> {
   cmd->add_option("--rewarm-below-us", a->settings.rewarm_below_us,
                   "Kernels faster than this run once untimed before each timed sample (0: off)")
       ->capture_default_str();
+  cmd->add_option("--rewarm-calls", a->settings.rewarm_calls,
+                  "Untimed calls of a re-warmed kernel before each timed sample")
+      ->capture_default_str();
   cmd->add_option("--rotate-above-kib", a->settings.rotate_above_kib,
                   "Problems whose operands exceed this many KiB rotate through copies totalling "
                   "twice the L3, so every call reads them from memory (-1: the L2 size; 0: off)")

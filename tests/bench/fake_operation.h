@@ -32,7 +32,8 @@ class FakeWorkload : public Workload {
 // Kernels of set "tiny": fast (spins size us), slow (3 x size us), big_only (rejects
 // size < 10), thrower (throws on run), wrong (verify fails), and other_dtype (dtype=b). Bound
 // by name only: needs_self (size us right after its own run, else 3 x size us, like a kernel
-// whose data another kernel evicted).
+// whose data another kernel evicted) and needs_two (size us after two runs of its own in a
+// row, like a kernel whose operands a single run does not bring back into the cache).
 class FakeOperation : public Operation {
  public:
   std::string_view name() const override { return "fake"; }
@@ -94,7 +95,9 @@ class FakeOperation : public Operation {
     void run() override {
       if (kernel_ == "thrower") throw std::runtime_error("out of registers");
       long us = kernel_ == "slow" ? 3 * size_ : size_;
-      if (kernel_ == "needs_self" && ids().last_run != id_) us = 3 * size_;
+      ids().own_runs_before = ids().last_run == id_ ? ids().own_runs_before + 1 : 0;
+      if (kernel_ == "needs_self" && ids().own_runs_before < 1) us = 3 * size_;
+      if (kernel_ == "needs_two" && ids().own_runs_before < 2) us = 3 * size_;
       ids().last_run = id_;
       auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
       while (std::chrono::steady_clock::now() < until) {
@@ -106,6 +109,7 @@ class FakeOperation : public Operation {
     // Ids, not addresses: a new Bound may reuse the address of one already destroyed.
     struct Ids {
       long last_made = 0, last_run = 0;
+      int own_runs_before = 0;  // runs of last_run's kernel in a row before this one
     };
     static Ids& ids() {
       static Ids ids;

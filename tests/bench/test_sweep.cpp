@@ -251,6 +251,37 @@ TEST(Sweep, ShortKernelsAreTimedAfterTheirOwnCall) {
   EXPECT_GE(rows["needs_self"].min_ms, 0.6);
 }
 
+TEST(Sweep, SlowToWarmKernelsAreTimedAfterSeveralCallsOfTheirOwn) {
+  FakeOperation op;
+  SweepSettings s = quick();
+  s.warmup = 1, s.repeat = 3, s.min_sample_us = 0, s.prune_factor = 0, s.rewarm_below_us = 10000;
+  // needs_two reaches its own time only on its third call in a row: one untimed call is not
+  // enough, two are.
+  const std::vector<std::string> kernels = {"needs_two", "fast", "slow"};
+  auto rows = by_kernel(measure_problem(op, "size=200,dtype=a", kernels, s));
+  EXPECT_GE(rows["needs_two"].min_ms, 0.6);
+  s.rewarm_calls = 2;
+  rows = by_kernel(measure_problem(op, "size=200,dtype=a", kernels, s));
+  EXPECT_GE(rows["needs_two"].min_ms, 0.2);
+  EXPECT_LT(rows["needs_two"].min_ms, 0.6);
+  EXPECT_EQ(rows["needs_two"].repeats_ms.size(), 3u);
+}
+
+TEST(Sweep, RewarmCallsArePartOfTheResumeKeyOnlyWhenNotOne) {
+  SweepSettings s;
+  HardwareProfile hw = host_hardware();
+  EXPECT_EQ(s.key("gemm", hw).find("rewarm_calls"), std::string::npos);  // the old key
+  s.rewarm_calls = 3;
+  EXPECT_NE(s.key("gemm", hw).find(";rewarm_calls=3"), std::string::npos);
+  EXPECT_EQ(s.to_json()["rewarm_calls"], 3);
+  s.rewarm_below_us = 0;  // nothing is re-warmed
+  EXPECT_EQ(s.key("gemm", hw).find("rewarm_calls"), std::string::npos);
+  s.rewarm_below_us = 1000, s.rewarm_calls = 0;
+  EXPECT_THROW(s.validate(), InputError);
+  s.rewarm_calls = 101;
+  EXPECT_THROW(s.validate(), InputError);
+}
+
 TEST(Sweep, ReverseKernelOrderMeasuresTheLastKernelFirst) {
   FakeOperation op;
   SweepSettings s = quick();
