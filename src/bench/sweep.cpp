@@ -141,9 +141,9 @@ void warm_up_and_verify(std::vector<Candidate>& candidates, const SweepSettings&
         c.fastest_ms = elapsed_ms(start);
       });
   const double best = fastest_ms(pointers(candidates));
+  const int warm_runs = s.rewarm_calls > 1 ? std::max(s.warmup, s.rewarm_calls + 1) : s.warmup;
   for (Candidate& c : candidates) {
     guarded(c, [&] {
-      const int warm_runs = s.rewarm_calls > 1 ? std::max(s.warmup, s.rewarm_calls + 1) : s.warmup;
       if (!hopeless(c, best, s))
         for (int i = 1; i < warm_runs; ++i) {
           auto start = std::chrono::steady_clock::now();
@@ -328,11 +328,10 @@ std::string SweepSettings::key(const std::string& op, const HardwareProfile& har
          (contender_repeat <= 0 ? ""
                                 : ";contender_repeat=" + std::to_string(contender_repeat) +
                                       ";contender_band=" + std::to_string(contender_band)) +
-         (cold || rewarm_below_us <= 0 ? ""
-                                       : ";rewarm_below_us=" + std::to_string(rewarm_below_us)) +
-         (cold || rewarm_below_us <= 0 || rewarm_calls == 1
+         (cold || rewarm_below_us <= 0
               ? ""
-              : ";rewarm_calls=" + std::to_string(rewarm_calls)) +
+              : ";rewarm_below_us=" + std::to_string(rewarm_below_us) +
+                    (rewarm_calls == 1 ? "" : ";rewarm_calls=" + std::to_string(rewarm_calls))) +
          (rotation_kib <= 0 ? "" : ";rotate_above_kib=" + std::to_string(rotation_kib));
 }
 
