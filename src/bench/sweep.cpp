@@ -117,8 +117,13 @@ int calls_per_sample(double call_ms, const SweepSettings& s) {
   return int(std::min(calls, double(SweepSettings::kMaxCallsPerSample)));
 }
 
+// Whether any kernel of the problem may be re-warmed (its own time decides, rewarms).
+bool may_rewarm(const SweepSettings& s, bool rotated) {
+  return !s.cold && !rotated && s.rewarm_below_us > 0;
+}
+
 bool rewarms(double call_ms, const SweepSettings& s, bool rotated) {
-  return !s.cold && !rotated && s.rewarm_below_us > 0 && call_ms * 1e3 < s.rewarm_below_us;
+  return may_rewarm(s, rotated) && call_ms * 1e3 < s.rewarm_below_us;
 }
 
 bool hopeless(const Candidate& c, double best, const SweepSettings& s) {
@@ -141,7 +146,8 @@ void warm_up_and_verify(std::vector<Candidate>& candidates, const SweepSettings&
         c.fastest_ms = elapsed_ms(start);
       });
   const double best = fastest_ms(pointers(candidates));
-  const int warm_runs = s.rewarm_calls > 1 ? std::max(s.warmup, s.rewarm_calls + 1) : s.warmup;
+  const bool long_warm_up = s.rewarm_calls > 1 && may_rewarm(s, rotated);
+  const int warm_runs = long_warm_up ? std::max(s.warmup, s.rewarm_calls + 1) : s.warmup;
   for (Candidate& c : candidates) {
     guarded(c, [&] {
       if (!hopeless(c, best, s))

@@ -83,6 +83,9 @@ class FakeOperation : public Operation {
     return std::make_unique<Bound>(std::string(kernel), w.size());
   }
 
+  // Calls of any bound kernel's run() in this process, for tests that count calls.
+  static long total_runs() { return Bound::runs(); }
+
   static std::string dtype_of(const std::string& kernel) {
     return kernel == "other_dtype" ? "b" : "a";
   }
@@ -93,6 +96,7 @@ class FakeOperation : public Operation {
     Bound(std::string kernel, long size)
         : kernel_(std::move(kernel)), size_(size), id_(++ids().last_made) {}
     void run() override {
+      ++ids().runs;
       if (kernel_ == "thrower") throw std::runtime_error("out of registers");
       long us = kernel_ == "slow" ? 3 * size_ : size_;
       ids().own_runs_before = ids().last_run == id_ ? ids().own_runs_before + 1 : 0;
@@ -103,12 +107,13 @@ class FakeOperation : public Operation {
       while (std::chrono::steady_clock::now() < until) {
       }
     }
+    static long runs() { return ids().runs; }
     std::string verify() override { return kernel_ == "wrong" ? "C[0,0] = 1, expected 2" : ""; }
 
    private:
     // Ids, not addresses: a new Bound may reuse the address of one already destroyed.
     struct Ids {
-      long last_made = 0, last_run = 0;
+      long last_made = 0, last_run = 0, runs = 0;
       int own_runs_before = 0;  // runs of last_run's kernel in a row before this one
     };
     static Ids& ids() {

@@ -267,6 +267,25 @@ TEST(Sweep, SlowToWarmKernelsAreTimedAfterSeveralCallsOfTheirOwn) {
   EXPECT_EQ(rows["needs_two"].repeats_ms.size(), 3u);
 }
 
+TEST(Sweep, RewarmCallsAddNoWarmUpCallsWhereNothingIsRewarmed) {
+  FakeOperation op;
+  SweepSettings s = quick();
+  s.warmup = 1, s.repeat = 2, s.min_sample_us = 0, s.prune_factor = 0, s.verify = false;
+  const std::vector<std::string> kernels = {"fast", "slow"};
+  auto calls = [&] {
+    const long before = FakeOperation::total_runs();
+    measure_problem(op, "size=20,dtype=a", kernels, s);
+    return FakeOperation::total_runs() - before;
+  };
+  s.rewarm_below_us = 0;
+  const long plain = calls();
+  EXPECT_EQ(plain, 2 * (1 + 2));  // one warm-up and two timed calls per kernel
+  s.rewarm_calls = 4;
+  EXPECT_EQ(calls(), plain);
+  s.rewarm_below_us = 10000;  // now both are re-warmed: a longer warm-up, 4 calls per sample
+  EXPECT_EQ(calls(), 2 * (5 + 2 * (4 + 1)));
+}
+
 TEST(Sweep, RewarmCallsArePartOfTheResumeKeyOnlyWhenNotOne) {
   SweepSettings s;
   HardwareProfile hw = host_hardware();
