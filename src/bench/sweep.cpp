@@ -334,7 +334,7 @@ std::string SweepSettings::key(const std::string& op, const HardwareProfile& har
          (contender_repeat <= 0 ? ""
                                 : ";contender_repeat=" + std::to_string(contender_repeat) +
                                       ";contender_band=" + std::to_string(contender_band)) +
-         (cold || rewarm_below_us <= 0
+         (!may_rewarm(*this, /*rotated=*/false)
               ? ""
               : ";rewarm_below_us=" + std::to_string(rewarm_below_us) +
                     (rewarm_calls == 1 ? "" : ";rewarm_calls=" + std::to_string(rewarm_calls))) +
