@@ -26,13 +26,14 @@ from bootstrap_second_sweep import second_sweep as best_times  # {problem: {kern
 def judged(select, judge, problems):
     """Mean and P10 of each problem's best time on `judge` over the selected kernel's time there."""
     eff = sorted(min(judge[p].values()) / judge[p][select(p)]
-                 for p in problems if p in judge and select(p) in judge[p])
+                 for p in problems if select(p) in judge.get(p, {}))
     return f"{100 * sum(eff) / len(eff):.2f} / {100 * eff[len(eff) // 10]:.2f} ({len(eff)} problems)"
 
 
 def main(argv):
     study, judges = argv[1], argv[2:]
-    first = best_times(f"{study}/sweep.sqlite")
+    first_best = {p: min(times, key=times.get)
+                  for p, times in best_times(f"{study}/sweep.sqlite").items()}
     picks = {}
     for report in glob.glob(f"{study}/eval/*.oof.json"):
         for row in json.load(open(report))["per_problem"]:
@@ -40,7 +41,7 @@ def main(argv):
     problems = list(best_times(judges[0]))
     for db in judges:
         times = best_times(db)
-        print(f"{db}: first sweep's best {judged(lambda p: min(first[p], key=first[p].get), times, problems)}, "
+        print(f"{db}: first sweep's best {judged(first_best.get, times, problems)}, "
               f"model {judged(picks.get, times, problems)}")
 
 
