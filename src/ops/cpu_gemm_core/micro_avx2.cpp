@@ -73,8 +73,12 @@ void sub_tile(const MicroArgs& g, int i0, int j0) {
     float* cr = g.c + (i0 + r) * g.ldc + j0;
     for (int h = 0; h < 2; ++h) {
       __m256 v = acc[r][h];
-      if constexpr (kMask) {
-        __m256i m = lane_mask(h ? v1 : v0);
+      const int valid = h ? v1 : v0;
+      if (kMask && valid <= 0) continue;
+      // Only a vector that crosses the edge is masked: a masked store costs 4-5 plain ones on
+      // AMD's AVX2 cores (experiments/conv/masked_store_cost.cpp).
+      if (kMask && valid < 8) {
+        __m256i m = lane_mask(valid);
         if (g.load_c) v = _mm256_add_ps(v, _mm256_maskload_ps(cr + 8 * h, m));
         _mm256_maskstore_ps(cr + 8 * h, m, v);
       } else {
@@ -85,18 +89,28 @@ void sub_tile(const MicroArgs& g, int i0, int j0) {
   }
 }
 
+// The sub-tile of each row count 1..kMaxRows (index 0 unused).
+template <int KU, class TA, class TB, bool kGather, bool kMask>
+struct SubTiles {
+  using Sub = void (*)(const MicroArgs&, int, int);
+  static constexpr Sub by_rows[kMaxRows + 1] = {nullptr,
+                                                &sub_tile<1, KU, TA, TB, kGather, kMask>,
+                                                &sub_tile<2, KU, TA, TB, kGather, kMask>,
+                                                &sub_tile<3, KU, TA, TB, kGather, kMask>,
+                                                &sub_tile<4, KU, TA, TB, kGather, kMask>,
+                                                &sub_tile<5, KU, TA, TB, kGather, kMask>,
+                                                &sub_tile<6, KU, TA, TB, kGather, kMask>};
+};
+
 template <int KU, class TA, class TB, bool kGather, bool kMask>
 void micro_ku(const MicroArgs& g) {
-  using Sub = void (*)(const MicroArgs&, int, int);
-  static constexpr Sub kSubs[kMaxRows + 1] = {nullptr,
-                                              &sub_tile<1, KU, TA, TB, kGather, kMask>,
-                                              &sub_tile<2, KU, TA, TB, kGather, kMask>,
-                                              &sub_tile<3, KU, TA, TB, kGather, kMask>,
-                                              &sub_tile<4, KU, TA, TB, kGather, kMask>,
-                                              &sub_tile<5, KU, TA, TB, kGather, kMask>,
-                                              &sub_tile<6, KU, TA, TB, kGather, kMask>};
-  for (int j0 = 0; j0 < g.nv; j0 += 16)
-    for (int i0 = 0; i0 < g.mv; i0 += kMaxRows) kSubs[std::min(kMaxRows, g.mv - i0)](g, i0, j0);
+  for (int j0 = 0; j0 < g.nv; j0 += 16) {
+    // An edge tile's sub-tiles with all 16 columns inside run unmasked: a partial tile is often
+    // partial in rows only, which the row count R handles.
+    const auto* subs = g.nv - j0 < 16 ? SubTiles<KU, TA, TB, kGather, kMask>::by_rows
+                                      : SubTiles<KU, TA, TB, kGather, false>::by_rows;
+    for (int i0 = 0; i0 < g.mv; i0 += kMaxRows) subs[std::min(kMaxRows, g.mv - i0)](g, i0, j0);
+  }
 }
 
 // The rule sets' K unrolls (1, 2, 4, 8) compiled; any other runs unrolled by one.
