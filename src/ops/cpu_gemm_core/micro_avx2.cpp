@@ -47,7 +47,9 @@ inline __m256 load_b(const TB* p, std::int64_t ns, int valid) {
 // KU is the configuration's K unroll as a compile-time count: with a run-time one the compiler
 // wraps each 1- or 2-step inner loop in its own loop control and reloads the strides around it,
 // which cost about a third of the FMA throughput (perf annotate of micro<float, float>).
-template <int R, int KU, class TA, class TB, bool kGather, bool kMask>
+// V: the vectors (8 columns each) computed, 2, or 1 where at most 8 columns remain at the edge
+// (depthwise problems' N = 1), which halves the FMAs there.
+template <int R, int V, int KU, class TA, class TB, bool kGather, bool kMask>
 void sub_tile(const MicroArgs& g, int i0, int j0) {
   const TA* a = static_cast<const TA*>(g.a) + i0 * g.a_rs;
   const TB* b = static_cast<const TB*>(g.b) + j0 * g.b_ns;
@@ -56,12 +58,12 @@ void sub_tile(const MicroArgs& g, int i0, int j0) {
   for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
   auto step = [&](int k) __attribute__((always_inline)) {
     const TB* bk = b + k * g.b_ks;
-    __m256 b0 = load_b<TB, kGather, kMask>(bk, g.b_ns, v0);
-    __m256 b1 = load_b<TB, kGather, kMask>(bk + 8 * g.b_ns, g.b_ns, v1);
+    __m256 bv[2];
+    bv[0] = load_b<TB, kGather, kMask>(bk, g.b_ns, v0);
+    if constexpr (V == 2) bv[1] = load_b<TB, kGather, kMask>(bk + 8 * g.b_ns, g.b_ns, v1);
     for (int r = 0; r < R; ++r) {
       __m256 av = _mm256_set1_ps(to_float(a[r * g.a_rs + k * g.a_cs]));
-      acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
-      acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
+      for (int h = 0; h < V; ++h) acc[r][h] = _mm256_fmadd_ps(av, bv[h], acc[r][h]);
     }
   };
   int k = 0;
@@ -71,7 +73,7 @@ void sub_tile(const MicroArgs& g, int i0, int j0) {
   for (; k < g.kc; ++k) step(k);
   for (int r = 0; r < R; ++r) {
     float* cr = g.c + (i0 + r) * g.ldc + j0;
-    for (int h = 0; h < 2; ++h) {
+    for (int h = 0; h < V; ++h) {
       __m256 v = acc[r][h];
       const int valid = h ? v1 : v0;
       if (kMask && valid <= 0) continue;
@@ -90,16 +92,16 @@ void sub_tile(const MicroArgs& g, int i0, int j0) {
 }
 
 // The sub-tile of each row count 1..kMaxRows (index 0 unused).
-template <int KU, class TA, class TB, bool kGather, bool kMask>
+template <int V, int KU, class TA, class TB, bool kGather, bool kMask>
 struct SubTiles {
   using Sub = void (*)(const MicroArgs&, int, int);
   static constexpr Sub by_rows[kMaxRows + 1] = {nullptr,
-                                                &sub_tile<1, KU, TA, TB, kGather, kMask>,
-                                                &sub_tile<2, KU, TA, TB, kGather, kMask>,
-                                                &sub_tile<3, KU, TA, TB, kGather, kMask>,
-                                                &sub_tile<4, KU, TA, TB, kGather, kMask>,
-                                                &sub_tile<5, KU, TA, TB, kGather, kMask>,
-                                                &sub_tile<6, KU, TA, TB, kGather, kMask>};
+                                                &sub_tile<1, V, KU, TA, TB, kGather, kMask>,
+                                                &sub_tile<2, V, KU, TA, TB, kGather, kMask>,
+                                                &sub_tile<3, V, KU, TA, TB, kGather, kMask>,
+                                                &sub_tile<4, V, KU, TA, TB, kGather, kMask>,
+                                                &sub_tile<5, V, KU, TA, TB, kGather, kMask>,
+                                                &sub_tile<6, V, KU, TA, TB, kGather, kMask>};
 };
 
 template <int KU, class TA, class TB, bool kGather, bool kMask>
@@ -107,8 +109,10 @@ void micro_ku(const MicroArgs& g) {
   for (int j0 = 0; j0 < g.nv; j0 += 16) {
     // An edge tile's sub-tiles with all 16 columns inside run unmasked: a partial tile is often
     // partial in rows only, which the row count R handles.
-    const auto* subs = g.nv - j0 < 16 ? SubTiles<KU, TA, TB, kGather, kMask>::by_rows
-                                      : SubTiles<KU, TA, TB, kGather, false>::by_rows;
+    const int columns = g.nv - j0;
+    const auto* subs = columns >= 16 ? SubTiles<2, KU, TA, TB, kGather, false>::by_rows
+                       : columns > 8 ? SubTiles<2, KU, TA, TB, kGather, kMask>::by_rows
+                                     : SubTiles<1, KU, TA, TB, kGather, kMask>::by_rows;
     for (int i0 = 0; i0 < g.mv; i0 += kMaxRows) subs[std::min(kMaxRows, g.mv - i0)](g, i0, j0);
   }
 }
