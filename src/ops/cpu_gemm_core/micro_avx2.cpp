@@ -75,10 +75,10 @@ void sub_tile(const MicroArgs& g, int i0, int j0) {
     float* cr = g.c + (i0 + r) * g.ldc + j0;
     for (int h = 0; h < V; ++h) {
       __m256 v = acc[r][h];
-      const int valid = h ? v1 : v0;
-      if (kMask && valid <= 0) continue;
       // Only a vector that crosses the edge is masked: a masked store costs 4-5 plain ones on
-      // AMD's AVX2 cores (experiments/conv/masked_store_cost.cpp).
+      // AMD's AVX2 cores (experiments/conv/masked_store_cost.cpp). micro_ku runs a masked
+      // sub-tile only where 1-15 columns remain, with V covering them, so none is empty.
+      const int valid = h ? v1 : v0;
       if (kMask && valid < 8) {
         __m256i m = lane_mask(valid);
         if (g.load_c) v = _mm256_add_ps(v, _mm256_maskload_ps(cr + 8 * h, m));
@@ -110,9 +110,13 @@ void micro_ku(const MicroArgs& g) {
     // An edge tile's sub-tiles with all 16 columns inside run unmasked: a partial tile is often
     // partial in rows only, which the row count R handles.
     const int columns = g.nv - j0;
-    const auto* subs = columns >= 16 ? SubTiles<2, KU, TA, TB, kGather, false>::by_rows
-                       : columns > 8 ? SubTiles<2, KU, TA, TB, kGather, kMask>::by_rows
-                                     : SubTiles<1, KU, TA, TB, kGather, kMask>::by_rows;
+    const auto* subs = SubTiles<2, KU, TA, TB, kGather, false>::by_rows;
+    if constexpr (kMask) {
+      if (columns <= 8)
+        subs = SubTiles<1, KU, TA, TB, kGather, true>::by_rows;
+      else if (columns < 16)
+        subs = SubTiles<2, KU, TA, TB, kGather, true>::by_rows;
+    }
     for (int i0 = 0; i0 < g.mv; i0 += kMaxRows) subs[std::min(kMaxRows, g.mv - i0)](g, i0, j0);
   }
 }
