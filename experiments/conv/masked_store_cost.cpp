@@ -9,20 +9,30 @@
 alignas(64) float buf[4096];
 int main() {
   __m256 v = _mm256_set1_ps(1.0f);
-  __m256i m = _mm256_set_epi32(0,0,0,0,-1,-1,-1,-1);
+  __m256i m = _mm256_set_epi32(0, 0, 0, 0, -1, -1, -1, -1);
   const int N = 20000000;
   for (int mode = 0; mode < 4; ++mode) {
     auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < N; ++i) {
       float* p = buf + (i & 63) * 16;
-      if (mode == 0) _mm256_storeu_ps(p, v);
-      else if (mode == 1) _mm256_maskstore_ps(p, m, v);
-      else if (mode == 2) v = _mm256_add_ps(v, _mm256_maskload_ps(p, m));
-      else v = _mm256_add_ps(v, _mm256_loadu_ps(p));
+      if (mode == 0)
+        _mm256_storeu_ps(p, v);
+      else if (mode == 1)
+        _mm256_maskstore_ps(p, m, v);
+      else if (mode == 2)
+        v = _mm256_add_ps(v, _mm256_maskload_ps(p, m));
+      else
+        v = _mm256_add_ps(v, _mm256_loadu_ps(p));
       asm volatile("" ::: "memory");
     }
-    double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / N;
-    printf("%s %.2f ns/op\n", mode == 0 ? "store" : mode == 1 ? "maskstore" : mode == 2 ? "maskload+add" : "load+add", ns);
+    double ns =
+        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / N;
+    printf("%s %.2f ns/op\n",
+           mode == 0   ? "store"
+           : mode == 1 ? "maskstore"
+           : mode == 2 ? "maskload+add"
+                       : "load+add",
+           ns);
   }
   printf("%f\n", buf[3] + _mm256_cvtss_f32(v));
 }
