@@ -56,6 +56,25 @@ const select::Ranker& ranker() {
   return r;
 }
 
+// The same training with the 12 nearest training problems blended in (model/neighbours.h):
+// $KSELECT_BENCH_NEIGHBOURS_MODEL, or trained here once (another minute).
+const select::Ranker& neighbour_ranker() {
+  static const select::Ranker r = [] {
+    if (const char* given = std::getenv("KSELECT_BENCH_NEIGHBOURS_MODEL"))
+      return select::Ranker::load(given);
+    model::TrainOptions o;
+    o.out_dir = std::filesystem::temp_directory_path() / "kselect_bench_select_neighbours";
+    o.folds = 0;
+    o.boosting.trees = 500;
+    o.boosting.threads = 2;
+    o.neighbours = 12;
+    std::cerr << "training a 500-tree model with neighbours on synthetic data...\n";
+    model::train(synthetic::random_measurements(candidates(), 200, 11), o);
+    return select::Ranker::load(o.out_dir);
+  }();
+  return r;
+}
+
 // The same model with two-stage scoring: $KSELECT_BENCH_CASCADE (P:S), default 64:32.
 const select::Ranker& cascaded_ranker() {
   static const select::Ranker r = [] {
@@ -122,6 +141,11 @@ void BM_ScoreShortlistCascade(benchmark::State& state) {
   score_shortlist(state, cascaded_ranker());
 }
 BENCHMARK(BM_ScoreShortlistCascade)->Unit(benchmark::kMicrosecond);
+// The shortlist scored with the nearest training problems' efficiencies blended in.
+void BM_ScoreShortlistNeighbours(benchmark::State& state) {
+  score_shortlist(state, neighbour_ranker());
+}
+BENCHMARK(BM_ScoreShortlistNeighbours)->Unit(benchmark::kMicrosecond);
 
 // The candidates `kselect predict` ranks by default (fp32/rcr kernels of profiler+default),
 // every one of them, exactly: no shortlist, no cascade.

@@ -59,6 +59,9 @@ int run(TrainArgs& a) {
     a.options.targets = {a.target};
   a.options.time_statistic = data::parse_time_statistic(a.time_statistic, "time-statistic");
   a.options.shortlist = parse_shortlist(a.shortlist);
+  if (a.blend_near != 0 && a.options.neighbours > 0)
+    throw InputError("", 0, "neighbours",
+                     "a blend's members are scored without neighbours: not with --blend-near");
   data::Store store(a.db, {.read_only = true});
   choose_ops(store, a.options.op, a.options.data_op);
   data::MeasurementFilter filter;
@@ -166,6 +169,13 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--shortlist", args->shortlist,
                   "Selection ranks only kernels within this fraction of a training problem's "
                   "best (0.01 = 1%), or off: every candidate")
+      ->capture_default_str();
+  cmd->add_option("--neighbours", o.neighbours,
+                  "Blend each kernel's mean log efficiency on this many nearest training "
+                  "problems into selection (12 as documented; 0: off)")
+      ->capture_default_str();
+  cmd->add_option("--neighbour-weight", o.neighbour_weight,
+                  "The model's share of that blend; the neighbours weigh the rest")
       ->capture_default_str();
   cmd->add_option("--seed", o.boosting.seed, "XGBoost's random seed (row and feature sampling)")
       ->capture_default_str();

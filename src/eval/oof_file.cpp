@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/error.h"
 #include "core/key_values.h"
@@ -140,6 +141,27 @@ std::vector<Prediction> to_predictions(const std::vector<OofRow>& rows, const st
     out.push_back({r.problem, r.kernel, sign * r.predicted, regression ? r.predicted : std::nan(""),
                    model::predicted_speed(objective, target, r.predicted), r.shortlisted});
   return out;
+}
+
+void blend_neighbours(std::vector<Prediction>& predictions, const std::vector<OofRow>& rows,
+                      const model::NeighbourTable& table) {
+  if (predictions.size() != rows.size())
+    throw std::logic_error("blend_neighbours: predictions and rows differ");
+  std::map<std::string, std::vector<std::size_t>> by_problem;
+  for (std::size_t i = 0; i < rows.size(); ++i) by_problem[rows[i].problem].push_back(i);
+  std::vector<std::string> kernels;
+  std::vector<double> near;
+  for (const auto& [problem, indices] : by_problem) {
+    kernels.clear();
+    for (std::size_t i : indices) kernels.push_back(rows[i].kernel);
+    const std::vector<double>* position = table.position_of(problem);
+    if (position) table.scores(*position, kernels, near, rows[indices.front()].fold, problem);
+    for (std::size_t j = 0; j < indices.size(); ++j) {
+      Prediction& p = predictions[indices[j]];
+      const double log_speed = std::log(std::max(p.speed, 1e-300));
+      p.score = position ? table.blend(log_speed, near[j]) : log_speed;
+    }
+  }
 }
 
 std::vector<Prediction> blend_predictions(const std::vector<std::vector<Prediction>>& members,

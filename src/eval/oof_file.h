@@ -12,6 +12,7 @@
 
 #include "data/measurement.h"
 #include "eval/evaluate.h"
+#include "model/neighbours.h"
 #include "model/objective.h"
 
 namespace kselect::eval {
@@ -40,6 +41,14 @@ std::vector<OofRow> read_oof_csv(const std::string& path, const Canonicalizer& c
 // better for both whatever the target (`objective` as in FeatureSpec).
 std::vector<Prediction> to_predictions(const std::vector<OofRow>& rows, const std::string& target,
                                        model::Objective objective = model::Objective::kRegression);
+
+// The out-of-fold predictions of a model with nearest training problems (model/neighbours.h):
+// each score (of `predictions`, made from `rows` by to_predictions, in that order) becomes the
+// blend of its log predicted speed and its kernel's neighbour score at the problem's stored
+// position, from the training problems of the other folds (those the fold's model learned
+// from), as selection scores them. A problem the table does not hold keeps its log speed.
+void blend_neighbours(std::vector<Prediction>& predictions, const std::vector<OofRow>& rows,
+                      const model::NeighbourTable& table);
 
 // A blend's out-of-fold predictions (docs/model-format.md, "Blends") from its members' (each
 // as to_predictions made them, members[i] weighing weights[i]): the (problem, kernel) pairs

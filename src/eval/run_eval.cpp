@@ -130,6 +130,11 @@ std::vector<Prediction> out_of_fold(const EvalJob& job, const std::vector<std::s
     if (job.all_candidates)
       for (auto& r : rows) r.shortlisted = true;
     members.push_back(to_predictions(rows, job.options.target, oof_objective(job, spec, i)));
+    // Selection blends a model's nearest training problems into its scores (a blend's members
+    // are scored without them).
+    if (!spec || spec->blend.empty())
+      if (auto table = model::NeighbourTable::load(fs::path(path).parent_path()))
+        blend_neighbours(members.back(), rows, *table);
   }
   if (members.size() == 1) return std::move(members.front());
   if (!spec->route.empty()) return routed(job, *spec, std::move(members));

@@ -46,6 +46,17 @@ class KernelBlock {
   // again: a selector prepares its whole catalogue once and scores each problem's supported
   // kernels.
   virtual std::unique_ptr<KernelBlock> subset(std::span<const std::uint32_t> rows) const = 0;
+
+  // The kernels' names in block order. Every engine's prepare() and every subset() keep them,
+  // so a scorer that looks kernels up by name (model/neighbours.h) can read them here.
+  std::vector<std::string> names;
+
+ protected:
+  // Copies the names of `rows` into `out` (what every subset() does).
+  void copy_names(std::span<const std::uint32_t> rows, KernelBlock& out) const {
+    out.names.reserve(rows.size());
+    for (std::uint32_t r : rows) out.names.push_back(names.at(r));
+  }
 };
 
 class FeatureEngine {

@@ -59,6 +59,7 @@ struct ConfigBlock : KernelBlock {
     auto block = std::make_unique<ConfigBlock>();
     block->configs.reserve(kernels.size());
     for (const auto& name : kernels) block->configs.push_back(parse(name));
+    block->names.assign(kernels.begin(), kernels.end());
     return block;
   }
   std::size_t size() const override { return configs.size(); }
@@ -66,6 +67,7 @@ struct ConfigBlock : KernelBlock {
     auto out = std::make_unique<ConfigBlock>();
     out->configs.reserve(rows.size());
     for (std::uint32_t r : rows) out->configs.push_back(configs.at(r));
+    copy_names(rows, *out);
     return out;
   }
 };

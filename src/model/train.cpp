@@ -15,6 +15,7 @@
 #include "model/train_cv.h"
 #include "model/train_data.h"
 #include "model/train_fit.h"
+#include "model/train_neighbours.h"
 #include "model/train_prior.h"
 #include "model/train_shortlist.h"
 #include "ops/operation.h"
@@ -147,6 +148,7 @@ TrainResult train_on_times(const std::vector<data::Measurement>& measurements,
     if (cv) write_cv_metrics(tr, o);
     result.targets.push_back(std::move(tr));
   }
+  if (!classify) write_neighbours(d, ordering_target(o.targets), schema.features, o, cv);
   spec.save(o.out_dir);
   write_manifest(result, o, d, spec);
   progress.finish();

@@ -77,6 +77,12 @@ struct TrainOptions {
   // whether the fold's own shortlist held them. < 0: off. Not for classify or generic models,
   // whose candidates come from the model already.
   double shortlist = 0.01;
+  // Nearest training problems blended into selection (model/neighbours.h, neighbours.json):
+  // each kernel's mean log efficiency on the `neighbours` nearest training problems that
+  // measured it, weighing 1 - neighbour_weight against the model's log predicted speed; 0:
+  // off. Regression and efficiency models of a fresh training only.
+  int neighbours = 0;
+  double neighbour_weight = 0.8;
   bool compress = false;  // write model_<target>.json.gz
   std::filesystem::path out_dir;
   std::filesystem::path warm_start;            // model directory to continue from

@@ -49,6 +49,18 @@ void check_options(const TrainOptions& o) {
                      "the classify objective learns each problem's winner from all its rows");
   if (!(o.shortlist < 1))  // also NaN; negative values mean off
     throw InputError("", 0, "shortlist", "must be a fraction below 1 (0.01: within 1%) or off");
+  if (o.neighbours < 0) throw InputError("", 0, "neighbours", "must be >= 0 (0: off)");
+  if (o.neighbours > 0 && o.objective != Objective::kRegression &&
+      o.objective != Objective::kEfficiency)
+    throw InputError("", 0, "neighbours",
+                     "blends the neighbours' efficiencies with a predicted speed: regression or "
+                     "efficiency models only");
+  if (o.neighbours > 0 && !o.warm_start.empty())
+    throw InputError("", 0, "neighbours",
+                     "a warm start keeps its model's neighbours; train afresh to change them");
+  if (!(o.neighbour_weight >= 0 && o.neighbour_weight < 1))
+    throw InputError("", 0, "neighbour-weight",
+                     "must be the model's share in [0, 1) (0.8: the neighbours weigh 0.2)");
   check_boosting(o.boosting);
   if (o.final_trees < 0 || o.folds == 1 || o.folds < 0)
     throw InputError("", 0, "", "--final-trees must be >= 0, --folds 0 (no CV) or >= 2");

@@ -20,14 +20,13 @@ std::set<std::string> shortlist_of(const Dataset& d, const std::vector<std::size
   return kept;
 }
 
-namespace {
-
-// The target whose model orders selection (select::Ranker): tflops when trained, else the first.
 std::string ordering_target(const std::vector<std::string>& targets) {
   for (const auto& t : targets)
     if (t == "tflops") return t;
   return targets.front();
 }
+
+namespace {
 
 // The final model's shortlist: its training rows' (TrainOptions::shortlist), and a warm
 // start's continued model's too (the continued trees learned from those problems).

@@ -12,6 +12,9 @@
 
 namespace kselect::model {
 
+// The target whose model orders selection (select::Ranker): tflops when trained, else the first.
+std::string ordering_target(const std::vector<std::string>& targets);
+
 // Whether a model of these options carries a shortlist: every objective that orders a rule
 // set's candidates (classify and generic models rank the kernels the model knows already).
 bool uses_shortlist(const TrainOptions& o);

@@ -9,13 +9,11 @@ namespace kselect::select {
 namespace {
 // The candidates as a classify model reads them: by name among its classes.
 struct NamedKernels : features::KernelBlock {
-  std::vector<std::string> names;
   std::size_t size() const override { return names.size(); }
   std::unique_ptr<features::KernelBlock> subset(
       std::span<const std::uint32_t> rows) const override {
     auto out = std::make_unique<NamedKernels>();
-    out->names.reserve(rows.size());
-    for (std::uint32_t r : rows) out->names.push_back(names.at(r));
+    copy_names(rows, *out);
     return out;
   }
 };

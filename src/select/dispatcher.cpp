@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/hardware.h"
 #include "core/hash.h"
+#include "model/neighbours.h"
 
 namespace kselect::select {
 
@@ -51,7 +52,9 @@ std::string model_fingerprint(const std::filesystem::path& dir) {
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
     if (e.is_regular_file()) {
       const std::string name = e.path().filename().string();
-      if (name == "feature_spec.json" || name.rfind("model_", 0) == 0) files.push_back(e.path());
+      if (name == "feature_spec.json" || name == model::NeighbourTable::kFile ||
+          name.rfind("model_", 0) == 0)
+        files.push_back(e.path());
     }
   std::sort(files.begin(), files.end());
   for (const auto& f : files)

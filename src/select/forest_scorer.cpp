@@ -1,7 +1,9 @@
 #include "select/forest_scorer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "core/error.h"
@@ -28,6 +30,7 @@ std::unique_ptr<ForestScorer> ForestScorer::load(const std::filesystem::path& di
   std::unique_ptr<ForestScorer> scorer(
       new ForestScorer(std::move(spec), std::move(stale_features), std::move(engine)));
   scorer->load_targets(dir);
+  scorer->load_neighbours(dir);
   return scorer;
 }
 
@@ -70,6 +73,19 @@ void ForestScorer::load_targets(const std::filesystem::path& dir) {
   if (models_.empty()) throw StorageError(dir.string() + ": feature_spec.json lists no targets");
   for (std::size_t i = 0; i < models_.size(); ++i)
     if (models_[i].target == "tflops") primary_ = int(i);
+}
+
+void ForestScorer::load_neighbours(const std::filesystem::path& dir) {
+  neighbours_ = model::NeighbourTable::load(dir);
+  if (!neighbours_) return;
+  const auto& all = engine_->all_features();
+  for (const std::string& column : neighbours_->columns()) {
+    auto it = std::find(all.begin(), all.end(), column);
+    if (it == all.end())
+      throw StorageError((dir / model::NeighbourTable::kFile).string() + ": column '" + column +
+                         "' is not a feature of the " + std::string(engine_->op()) + " engine");
+    neighbour_columns_.push_back(int(it - all.begin()));
+  }
 }
 
 std::size_t ForestScorer::num_trees() const {
@@ -157,23 +173,51 @@ const float* ForestScorer::extracted_rows() const {
   return rows_of(this).data();
 }
 
-void ForestScorer::score(std::string_view problem, const features::KernelBlock& kernels,
-                         std::vector<double>& out) const {
+void ForestScorer::margins(std::string_view problem, const features::KernelBlock& kernels,
+                           std::vector<double>& out) const {
   const std::size_t n = kernels.size();
   rows_of(this).resize(n * all_columns_.size());
   engine_->extract_rows(problem, kernels, all_columns_, rows_of(this).data());
   ordering_margins(rows_of(this).data(), n, out);
 }
 
+void ForestScorer::blend_neighbours(const features::KernelBlock& kernels,
+                                    std::vector<double>& scores) const {
+  if (!neighbours_ || scores.empty()) return;
+  if (kernels.names.size() != scores.size())
+    throw std::logic_error("ForestScorer: a kernel block without its names");
+  // Every row holds the problem's own columns; the first row's are the problem's.
+  const float* row = rows_of(this).data();
+  std::vector<double> values;
+  for (int column : neighbour_columns_) values.push_back(double(row[column]));
+  thread_local std::vector<double> near;
+  neighbours_->scores(neighbours_->position(values), kernels.names, near);
+  for (std::size_t i = 0; i < scores.size(); ++i)
+    if (!Cascade::is_cut(scores[i]))
+      scores[i] =
+          neighbours_->blend(std::log(std::max(speed(decoded(scores[i])), 1e-300)), near[i]);
+}
+
+void ForestScorer::score(std::string_view problem, const features::KernelBlock& kernels,
+                         std::vector<double>& out) const {
+  margins(problem, kernels, out);
+  blend_neighbours(kernels, out);
+}
+
 std::vector<Scored> ForestScorer::scored(std::string_view problem,
                                          const features::KernelBlock& kernels,
                                          std::span<const std::string> names) const {
   std::vector<double> scores;
-  score(problem, kernels, scores);  // also fills rows_of(this), which the other targets read
+  margins(problem, kernels, scores);  // also fills rows_of(this), which the other targets read
   std::vector<Scored> out(names.size());
   for (std::size_t i = 0; i < names.size(); ++i) out[i].kernel = names[i], out[i].score = scores[i];
   const model::FeatureSpec& s = spec();
   if (s.objective == model::Objective::kRanking) return out;  // ranking scores have no unit
+  if (neighbours_) {
+    std::vector<double> blended = scores;
+    blend_neighbours(kernels, blended);
+    for (std::size_t i = 0; i < names.size(); ++i) out[i].score = blended[i];
+  }
   std::vector<double> raw;
   for (std::size_t k = 0; k < models_.size(); ++k) {
     const TargetModel& m = models_[k];

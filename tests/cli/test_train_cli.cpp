@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -15,6 +16,7 @@
 #include "data/store.h"
 #include "model/feature_spec.h"
 #include "model/file_io.h"
+#include "model/neighbours.h"
 
 namespace kselect {
 namespace {
@@ -274,6 +276,46 @@ TEST(TrainCli, BlendNearTrainsBothMembersAndTheBlend) {
 
   EXPECT_EQ(run_cli(train + " --objective ranking").rc, 3);
   EXPECT_EQ(run_cli("train --db " + db + " --out " + blend.string() + " --blend-near 1.5").rc, 3);
+}
+
+TEST(TrainCli, NeighboursAreWrittenBlendedIntoSelectionAndEvaluatedOutOfFold) {
+  const std::string db = make_store("cli_neighbours");
+  const auto model = testing::scratch_dir("cli_neighbours_model");
+  const std::string train =
+      "train --db " + db + " --out " + model.string() + " --trees 5 --folds 3 --threads 1";
+  Result made = run_cli(train + " --neighbours 3 --neighbour-weight 0.75");
+  ASSERT_EQ(made.rc, 0) << made.out;
+  const auto table = model::NeighbourTable::load(model);
+  ASSERT_TRUE(table.has_value());
+  EXPECT_EQ(table->count(), 3);
+  EXPECT_DOUBLE_EQ(table->weight(), 0.75);
+  EXPECT_EQ(table->problems(), 84u);
+  EXPECT_EQ(std::count(table->columns().begin(), table->columns().end(), "log2_M"), 1);
+  EXPECT_EQ(std::count(table->columns().begin(), table->columns().end(), "tile_m"), 0);
+
+  // Each ranked score is the blend: 0.75 log(predicted TFLOPS) + 0.25 x a mean log efficiency
+  // (at most 0), not the forest's margin.
+  Result picked = run_cli("predict --model " + model.string() +
+                          " --problem m=100,n=300,k=200,layout=rcr,dtype=fp32 --top 5 --json");
+  ASSERT_EQ(picked.rc, 0) << picked.out;
+  auto ranked = nlohmann::json::parse(picked.out)["ranked"];
+  ASSERT_EQ(ranked.size(), 5u);
+  for (const auto& r : ranked) {
+    const double model_part = 0.75 * std::log(r["tflops"].get<double>());
+    EXPECT_LE(r["score"].get<double>(), model_part + 1e-9) << r;
+    EXPECT_GE(r["score"].get<double>(), model_part + 0.25 * std::log(1e-9)) << r;
+  }
+  Result evaluated = run_cli("eval --model " + model.string() + " --db " + db + " --json");
+  ASSERT_EQ(evaluated.rc, 0) << evaluated.out;
+  EXPECT_EQ(nlohmann::json::parse(evaluated.out)["problems"], 84);
+
+  // Retrained without neighbours, the directory holds none.
+  ASSERT_EQ(run_cli(train).rc, 0);
+  EXPECT_FALSE(model::NeighbourTable::load(model).has_value());
+  EXPECT_EQ(run_cli(train + " --neighbours 3 --objective ranking").rc, 3);
+  EXPECT_EQ(run_cli(train + " --neighbours 3 --neighbour-weight 1").rc, 3);
+  EXPECT_EQ(run_cli(train + " --neighbours -1").rc, 3);
+  EXPECT_EQ(run_cli(train + " --neighbours 3 --blend-near 0.8").rc, 3);
 }
 
 TEST(TrainCli, BadInputsExitNonZero) {

@@ -24,6 +24,7 @@ struct GenericKernelBlock : features::KernelBlock {
       out->values.insert(out->values.end(), values.begin() + r * width,
                          values.begin() + (r + 1) * width);
     }
+    copy_names(rows, *out);
     return out;
   }
 };
@@ -53,6 +54,7 @@ std::unique_ptr<features::KernelBlock> GenericFeatureEngine::prepare(
   block->values.resize(block->width * kernels.size());
   for (std::size_t i = 0; i < kernels.size(); ++i)
     vocabulary_.kernel_values(kernels[i], block->values.data() + i * block->width);
+  block->names.assign(kernels.begin(), kernels.end());
   return block;
 }
 

@@ -1,0 +1,99 @@
+#pragma once
+// Nearest training problems (docs/model-format.md, "neighbours.json"): what each kernel achieved
+// on the training problems most like a new one, blended into the model's score. The trees
+// generalize over every problem at once and smooth over problems unlike most of the training
+// set; the measurements of the few most similar problems have the opposite bias, and the blend
+// of the two picks better than either (experiments/conv/README.md, "Nearest problems'
+// measurements blended with the model").
+//
+// A problem's position: the feature columns that depend on the problem alone (constant over
+// each training problem's kernels, varying between problems), log2 where a column is positive
+// and spans more than 16x, each standardized over the training problems. A kernel's neighbour
+// score: its mean log efficiency (log of the problem's best over the kernel's speed) over the
+// `count` nearest training problems that measured it; kMissing where none did.
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace kselect::model {
+
+// One training row as the table is built from it.
+struct NeighbourRow {
+  std::size_t problem = 0;  // index into the problems given to build()
+  std::string kernel;
+  double efficiency = 0;  // the kernel's speed over its problem's best, in (0, 1]
+};
+
+class NeighbourTable {
+ public:
+  // A kernel no neighbour measured scores as if it ran at half the best speed.
+  static constexpr double kMissing = -0.6931471805599453;  // log(0.5)
+  static constexpr const char* kFile = "neighbours.json";
+
+  // `features`: one row of `feature_names` columns per element of `rows` (row-major);
+  // `problems` names the problems the rows index, `folds` each one's cross-validation fold
+  // (-1 without). The problem columns are those equal over every row of each problem and not
+  // over all problems. `count`: neighbours per kernel (>= 1); `weight`: the model's share of
+  // the blend, in [0, 1). InputError for bad settings or no problem columns.
+  static NeighbourTable build(const std::vector<std::string>& feature_names,
+                              std::span<const float> features,
+                              const std::vector<NeighbourRow>& rows,
+                              const std::vector<std::string>& problems,
+                              const std::vector<int>& folds, int count, double weight);
+
+  // <dir>/neighbours.json, or nullopt when the model has none; StorageError naming the file
+  // and field when it is malformed.
+  static std::optional<NeighbourTable> load(const std::filesystem::path& dir);
+  void save(const std::filesystem::path& dir) const;
+
+  int count() const { return count_; }
+  double weight() const { return weight_; }
+  // The feature columns a position is made of, in order.
+  const std::vector<std::string>& columns() const { return columns_; }
+  std::size_t problems() const { return problems_.size(); }
+
+  // The position of a problem from its values of columns() (a feature row's).
+  std::vector<double> position(std::span<const double> values) const;
+  // A training problem's stored position and fold; nullptr when it is not one.
+  const std::vector<double>* position_of(std::string_view problem) const;
+  int fold_of(std::string_view problem) const;
+
+  // Each kernel's neighbour score at `position` (kMissing for a kernel no training problem
+  // measured), skipping the training problems of fold `skip_fold` (out-of-fold scoring; -1:
+  // none) and the problem `skip_problem` ("": none).
+  void scores(std::span<const double> position, std::span<const std::string> kernels,
+              std::vector<double>& out, int skip_fold = -1,
+              std::string_view skip_problem = {}) const;
+
+  // The blend: weight() * log_speed + (1 - weight()) * neighbour score.
+  double blend(double log_speed, double neighbour_score) const {
+    return weight_ * log_speed + (1 - weight_) * neighbour_score;
+  }
+
+ private:
+  struct Problem {
+    std::string text;
+    int fold = -1;
+    std::vector<double> position;
+    std::vector<std::pair<std::size_t, double>> kernels;  // (kernel index, log efficiency), sorted
+  };
+
+  int count_ = 1;
+  double weight_ = 1;
+  std::vector<std::string> columns_;
+  std::vector<bool> logged_;
+  std::vector<double> mean_, sd_;
+  std::vector<std::string> kernels_;
+  std::unordered_map<std::string, std::size_t> kernel_index_;
+  std::vector<Problem> problems_;
+  std::unordered_map<std::string, std::size_t> problem_index_;
+
+  void index();
+};
+
+}  // namespace kselect::model
