@@ -10,6 +10,8 @@ Usage: neighbour_blend.py FEATURES_CSV STUDY_DIR MODEL_DIR K WEIGHTS [all]
   K:            neighbours per problem;
   WEIGHTS:      comma-separated weights w of the model (1: the model alone);
   all:          rank every predicted kernel, not only the model's shortlist.
+Environment: PER_KERNEL=1 takes each kernel's K nearest problems of the model's that measured it
+(as `kselect train --neighbours` does) instead of the K nearest of the slice.
 Per slice (direction and dimension, scored as scripts/conv_study does: backward weight by the
 model of all three directions), every problem is scored out of fold: its K nearest problems of
 the slice in the other folds (Euclidean distance over the feature columns that are constant
@@ -88,15 +90,18 @@ def main(argv):
         problems = [p for p in times if slice_of[p] == (direction, ndim) and p in predicted]
         picks = {w: [] for w in weights}
         for p in problems:
-            others = [q for q in problems if fold[q] != fold[p]]
+            pool = problems if not os.environ.get("PER_KERNEL") else [q for q in times if q in predicted]
+            others = [q for q in pool if fold[q] != fold[p]]
             near = sorted(others, key=lambda q: sum((a - b) ** 2 for a, b in zip(z[p], z[q])))
-            near = near[:k_near]
+            if not os.environ.get("PER_KERNEL"):
+                near = near[:k_near]
             candidates = [k for k in predicted[p] if k in times[p]
                           and (every_kernel or k in shortlist[p])]
             top = max(max(predicted[p][k] for k in candidates), 1e-30)
             measured = {}
             for k in candidates:
                 logs = [math.log(min(times[q].values()) / times[q][k]) for q in near if k in times[q]]
+                logs = logs[:k_near]
                 measured[k] = sum(logs) / len(logs) if logs else math.log(0.5)
             judge = second.get(p, {})
             for w in weights:
