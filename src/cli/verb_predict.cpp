@@ -57,7 +57,8 @@ nlohmann::json to_json(const select::Prediction& p, const std::string& rules) {
                              {"latency_ms", number(s.latency_ms)},
                              {"bandwidth_gb_s", number(s.bandwidth_gb_s)},
                              {"efficiency", number(s.efficiency)},
-                             {"probability", number(s.probability)}});
+                             {"probability", number(s.probability)},
+                             {"neighbour_log_efficiency", number(s.neighbour)}});
   return out;
 }
 

@@ -160,6 +160,7 @@ void blend_neighbours(std::vector<Prediction>& predictions, const std::vector<Oo
       Prediction& p = predictions[indices[j]];
       const double log_speed = std::log(std::max(p.speed, 1e-300));
       p.score = position ? table.blend(log_speed, near[j]) : log_speed;
+      p.speed = std::exp(p.score);  // what selection's default guard compares (ForestScorer)
     }
   }
 }

@@ -42,6 +42,7 @@ nlohmann::json Explanation::to_json() const {
                         {"predicted_tflops", number(k.predicted.tflops)},
                         {"predicted_latency_ms", number(k.predicted.latency_ms)},
                         {"predicted_speed", number(k.predicted.speed)},
+                        {"neighbour_log_efficiency", number(k.predicted.neighbour)},
                         {"measured_ms", number(k.measured_ms)}});
   for (const auto& [name, r] : rejected)
     j["rejected"].push_back({{"kernel", name}, {"filter", r.filter}, {"reason", r.reason}});
@@ -63,14 +64,16 @@ std::string Explanation::to_table() const {
     out << "outside:   " << o.field << " = " << o.value << " (trained on " << o.range.min << ".."
         << o.range.max << ")\n";
   out << "\n"
-      << "rank  score       tflops      latency_ms  measured_ms  kernel\n";
+      << "rank  score       tflops      latency_ms  measured_ms  neighbours  kernel\n";
   for (std::size_t i = 0; i < top.size(); ++i) {
     const auto& k = top[i];
-    char line[96];
-    std::snprintf(line, sizeof line, "%-5zu %-11s %-11s %-11s %-12s ", i + 1,
+    char line[128];
+    // neighbours: the kernel's mean efficiency on the nearest training problems, as a fraction
+    // of their best ("-" for a model without them).
+    std::snprintf(line, sizeof line, "%-5zu %-11s %-11s %-11s %-12s %-11s ", i + 1,
                   cell(k.predicted.score, "%.5g").c_str(), cell(k.predicted.tflops, "%.4g").c_str(),
-                  cell(k.predicted.latency_ms, "%.4g").c_str(),
-                  cell(k.measured_ms, "%.4g").c_str());
+                  cell(k.predicted.latency_ms, "%.4g").c_str(), cell(k.measured_ms, "%.4g").c_str(),
+                  cell(std::exp(k.predicted.neighbour), "%.3f").c_str());
     out << line << k.predicted.kernel << "\n";
   }
   std::map<std::string, std::size_t> per_filter;

@@ -182,7 +182,7 @@ void ForestScorer::margins(std::string_view problem, const features::KernelBlock
 }
 
 void ForestScorer::blend_neighbours(const features::KernelBlock& kernels,
-                                    std::vector<double>& scores) const {
+                                    std::vector<double>& scores, std::vector<double>* near) const {
   if (!neighbours_ || scores.empty()) return;
   if (kernels.names.size() != scores.size())
     throw std::logic_error("ForestScorer: a kernel block without its names");
@@ -190,12 +190,13 @@ void ForestScorer::blend_neighbours(const features::KernelBlock& kernels,
   const float* row = rows_of(this).data();
   std::vector<double> values;
   for (int column : neighbour_columns_) values.push_back(double(row[column]));
-  thread_local std::vector<double> near;
-  neighbours_->scores(neighbours_->position(values), kernels.names, near);
+  thread_local std::vector<double> own;
+  std::vector<double>& measured = near ? *near : own;
+  neighbours_->scores(neighbours_->position(values), kernels.names, measured);
   for (std::size_t i = 0; i < scores.size(); ++i)
     if (!Cascade::is_cut(scores[i]))
       scores[i] =
-          neighbours_->blend(std::log(std::max(speed(decoded(scores[i])), 1e-300)), near[i]);
+          neighbours_->blend(std::log(std::max(speed(decoded(scores[i])), 1e-300)), measured[i]);
 }
 
 void ForestScorer::score(std::string_view problem, const features::KernelBlock& kernels,
@@ -213,11 +214,6 @@ std::vector<Scored> ForestScorer::scored(std::string_view problem,
   for (std::size_t i = 0; i < names.size(); ++i) out[i].kernel = names[i], out[i].score = scores[i];
   const model::FeatureSpec& s = spec();
   if (s.objective == model::Objective::kRanking) return out;  // ranking scores have no unit
-  if (neighbours_) {
-    std::vector<double> blended = scores;
-    blend_neighbours(kernels, blended);
-    for (std::size_t i = 0; i < names.size(); ++i) out[i].score = blended[i];
-  }
   std::vector<double> raw;
   for (std::size_t k = 0; k < models_.size(); ++k) {
     const TargetModel& m = models_[k];
@@ -237,6 +233,16 @@ std::vector<Scored> ForestScorer::scored(std::string_view problem,
       if (m.target == "tflops") out[i].tflops = value;
       if (m.target == "latency") out[i].latency_ms = value;
       if (m.target == "bandwidth") out[i].bandwidth_gb_s = value;
+    }
+  }
+  // With neighbours the ranking is the blend, and so is the speed that the default guard and
+  // the dispatcher's confidence compare (exp of the score, as a blend's: a ratio scale).
+  if (neighbours_) {
+    std::vector<double> blended = scores, near;
+    blend_neighbours(kernels, blended, &near);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      out[i].score = blended[i], out[i].neighbour = near[i];
+      out[i].speed = Cascade::is_cut(blended[i]) ? std::nan("") : std::exp(blended[i]);
     }
   }
   return out;

@@ -40,6 +40,10 @@ struct Scored {
   // efficiency; larger is faster), for comparisons such as the default guard's; NaN for
   // ranking and classify models.
   double speed = std::nan("");
+  // A model with nearest training problems (model/neighbours.h): the kernel's mean log
+  // efficiency on them, which `score` blends with the forest's log predicted speed (`speed` is
+  // then exp(score), the blend's); NaN for the other models.
+  double neighbour = std::nan("");
 };
 
 // Two-stage scoring, for selection latency: every candidate runs the first `prefix_trees` trees

@@ -293,17 +293,19 @@ TEST(TrainCli, NeighboursAreWrittenBlendedIntoSelectionAndEvaluatedOutOfFold) {
   EXPECT_EQ(std::count(table->columns().begin(), table->columns().end(), "log2_M"), 1);
   EXPECT_EQ(std::count(table->columns().begin(), table->columns().end(), "tile_m"), 0);
 
-  // Each ranked score is the blend: 0.75 log(predicted TFLOPS) + 0.25 x a mean log efficiency
-  // (at most 0), not the forest's margin.
+  // Each ranked score is the blend: 0.75 log(predicted TFLOPS) + 0.25 x the kernel's mean log
+  // efficiency on its nearest training problems (at most 0), not the forest's margin.
   Result picked = run_cli("predict --model " + model.string() +
                           " --problem m=100,n=300,k=200,layout=rcr,dtype=fp32 --top 5 --json");
   ASSERT_EQ(picked.rc, 0) << picked.out;
   auto ranked = nlohmann::json::parse(picked.out)["ranked"];
   ASSERT_EQ(ranked.size(), 5u);
   for (const auto& r : ranked) {
-    const double model_part = 0.75 * std::log(r["tflops"].get<double>());
-    EXPECT_LE(r["score"].get<double>(), model_part + 1e-9) << r;
-    EXPECT_GE(r["score"].get<double>(), model_part + 0.25 * std::log(1e-9)) << r;
+    const double neighbour = r["neighbour_log_efficiency"].get<double>();
+    EXPECT_LE(neighbour, 0.0) << r;
+    EXPECT_NEAR(r["score"].get<double>(),
+                0.75 * std::log(r["tflops"].get<double>()) + 0.25 * neighbour, 1e-9)
+        << r;
   }
   Result evaluated = run_cli("eval --model " + model.string() + " --db " + db + " --json");
   ASSERT_EQ(evaluated.rc, 0) << evaluated.out;
