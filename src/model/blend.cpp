@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "core/error.h"
+#include "model/neighbours.h"
 #include "ops/operation.h"
 
 namespace kselect::model {
@@ -23,6 +25,11 @@ void check_blend_member(const FeatureSpec& first, const FeatureSpec& member,
     throw InputError(
         member_dir, 0, "op",
         "a " + member.op + " model cannot join a blend (its kernels are its vocabulary's)");
+  // A blend adds its members' forests; a member's nearest training problems would be dropped.
+  if (std::filesystem::exists(std::filesystem::path(member_dir) / NeighbourTable::kFile))
+    throw InputError(member_dir, 0, NeighbourTable::kFile,
+                     "a blend scores its members by their forests alone: retrain this member "
+                     "without --neighbours");
 }
 
 void check_blend_out(const std::filesystem::path& out) {

@@ -7,7 +7,6 @@
 #include <set>
 #include <stdexcept>
 
-#include "core/error.h"
 #include "model/blend.h"
 
 namespace kselect::select {
@@ -56,10 +55,6 @@ std::unique_ptr<BlendScorer> BlendScorer::load(
     std::unique_ptr<ForestScorer> forest(dynamic_cast<ForestScorer*>(member.get()));
     if (!forest) throw std::logic_error("BlendScorer::load: a member that is not a forest");
     member.release();  // now owned by `forest`
-    if (forest->neighbours())
-      throw InputError((member_dir / model::NeighbourTable::kFile).string(), 0, "",
-                       "a blend scores its members by their forests alone: retrain this member "
-                       "without --neighbours");
     stale.insert(forest->stale_features().begin(), forest->stale_features().end());
     const bool shares_rows =
         !members.empty() &&

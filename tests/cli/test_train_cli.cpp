@@ -310,6 +310,12 @@ TEST(TrainCli, NeighboursAreWrittenBlendedIntoSelectionAndEvaluatedOutOfFold) {
   Result evaluated = run_cli("eval --model " + model.string() + " --db " + db + " --json");
   ASSERT_EQ(evaluated.rc, 0) << evaluated.out;
   EXPECT_EQ(nlohmann::json::parse(evaluated.out)["problems"], 84);
+  // A blend scores its members' forests alone: a member with neighbours is refused.
+  const auto blend = testing::scratch_dir("cli_neighbours_blend");
+  EXPECT_EQ(run_cli("blend --out " + blend.string() + " --model " + model.string() + " --model " +
+                    model.string())
+                .rc,
+            3);
 
   // Retrained without neighbours, the directory holds none.
   ASSERT_EQ(run_cli(train).rc, 0);
