@@ -158,8 +158,8 @@ void blend_neighbours(std::vector<Prediction>& predictions, const std::vector<Oo
     if (position) table.scores(*position, kernels, near, rows[indices.front()].fold, problem);
     for (std::size_t j = 0; j < indices.size(); ++j) {
       Prediction& p = predictions[indices[j]];
-      const double log_speed = std::log(std::max(p.speed, 1e-300));
-      p.score = position ? table.blend(log_speed, near[j]) : log_speed;
+      p.score =
+          position ? table.blend_speed(p.speed, near[j]) : std::log(std::max(p.speed, 1e-300));
       p.speed = std::exp(p.score);  // what selection's default guard compares (ForestScorer)
     }
   }

@@ -11,6 +11,8 @@
 // and spans more than 16x, each standardized over the training problems. A kernel's neighbour
 // score: its mean log efficiency (log of the problem's best over the kernel's speed) over the
 // `count` nearest training problems that measured it; kMissing where none did.
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <filesystem>
 #include <optional>
@@ -73,6 +75,11 @@ class NeighbourTable {
   // The blend: weight() * log_speed + (1 - weight()) * neighbour score.
   double blend(double log_speed, double neighbour_score) const {
     return weight_ * log_speed + (1 - weight_) * neighbour_score;
+  }
+  // The same from a predicted speed (a ratio scale, > 0; a speed of 0 counts as 1e-300): what
+  // selection and eval both score a candidate by.
+  double blend_speed(double speed, double neighbour_score) const {
+    return blend(std::log(std::max(speed, 1e-300)), neighbour_score);
   }
 
  private:

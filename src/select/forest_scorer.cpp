@@ -195,8 +195,7 @@ void ForestScorer::blend_neighbours(const features::KernelBlock& kernels,
   neighbours_->scores(neighbours_->position(values), kernels.names, measured);
   for (std::size_t i = 0; i < scores.size(); ++i)
     if (!Cascade::is_cut(scores[i]))
-      scores[i] =
-          neighbours_->blend(std::log(std::max(speed(decoded(scores[i])), 1e-300)), measured[i]);
+      scores[i] = neighbours_->blend_speed(speed(decoded(scores[i])), measured[i]);
 }
 
 void ForestScorer::score(std::string_view problem, const features::KernelBlock& kernels,
