@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """How far the study's problem sample moves its numbers: the model's out-of-fold picks judged on
 the second sweep (as `kselect eval --replicate` reports model_on_replicate), with 90% bootstrap
-intervals of the mean and P10 over the slice's problems.
+intervals of the mean and P10 over the slice's problems, and the gap to the ceiling (the first
+sweep's best judged on the second) with a paired interval: each resample draws a problem's model
+and ceiling efficiencies together, so the interval shows whether the gap exceeds the study's
+0.5 / 2 points or is the sample's spread.
 
 Usage: bootstrap_second_sweep.py STUDY_DIR EVAL_DIR
   STUDY_DIR: scripts/conv_study's directory (replicate.sqlite)
@@ -30,29 +33,48 @@ def p10(sorted_values):
     return sorted_values[len(sorted_values) // 10]
 
 
+def efficiency(times, kernel):
+    """A kernel's efficiency on one problem; one the sweep has no valid time for counts as 0."""
+    return min(times.values()) / times.get(kernel, float("inf"))
+
+
+def interval(values):
+    values = sorted(values)
+    return values[RESAMPLES // 20], values[RESAMPLES - RESAMPLES // 20]
+
+
 def main(study, reports):
-    times = second_sweep(study + "/replicate.sqlite")
+    first, times = second_sweep(study + "/sweep.sqlite"), second_sweep(study + "/replicate.sqlite")
     rng = random.Random(0)
     for direction in ("fwd", "bwd_data", "bwd_weight"):
         for layout, dim in (("nhwgc", "2-D"), ("ndhwgc", "3-D")):
             report = json.load(open(f"{reports}/{direction}.{layout}.oof.json"))
-            eff = []
+            pairs = []  # (model, ceiling) on the second sweep
             for row in report["per_problem"]:
                 measured = times.get(row["problem"])
-                if measured:  # a pick the second sweep has no valid time for counts as 0
-                    eff.append(min(measured.values()) / measured.get(row["picked"], float("inf")))
-            n = len(eff)
-            means, p10s = [], []
+                if measured:
+                    ran = first[row["problem"]]
+                    pairs.append((efficiency(measured, row["picked"]),
+                                  efficiency(measured, min(ran, key=ran.get))))
+            n = len(pairs)
+            means, p10s, mean_gaps, p10_gaps = [], [], [], []
             for _ in range(RESAMPLES):
-                sample = sorted(rng.choice(eff) for _ in range(n))
-                means.append(sum(sample) / n)
-                p10s.append(p10(sample))
-            means.sort()
-            p10s.sort()
-            lo, hi = RESAMPLES // 20, RESAMPLES - RESAMPLES // 20
-            print(f"{direction} {dim} ({n} problems): mean {100 * sum(eff) / n:.2f} "
-                  f"[{100 * means[lo]:.2f}, {100 * means[hi]:.2f}], P10 {100 * p10(sorted(eff)):.2f} "
-                  f"[{100 * p10s[lo]:.2f}, {100 * p10s[hi]:.2f}]")
+                sample = [rng.choice(pairs) for _ in range(n)]
+                model = sorted(m for m, _ in sample)
+                ceiling = sorted(c for _, c in sample)
+                means.append(sum(model) / n)
+                p10s.append(p10(model))
+                mean_gaps.append((sum(ceiling) - sum(model)) / n)
+                p10_gaps.append(p10(ceiling) - p10(model))
+            model = sorted(m for m, _ in pairs)
+            ceiling = sorted(c for _, c in pairs)
+            (m_lo, m_hi), (p_lo, p_hi) = interval(means), interval(p10s)
+            (g_lo, g_hi), (q_lo, q_hi) = interval(mean_gaps), interval(p10_gaps)
+            print(f"{direction} {dim} ({n} problems): mean {100 * sum(model) / n:.2f} "
+                  f"[{100 * m_lo:.2f}, {100 * m_hi:.2f}], P10 {100 * p10(model):.2f} "
+                  f"[{100 * p_lo:.2f}, {100 * p_hi:.2f}]; below the ceiling by "
+                  f"{100 * (sum(ceiling) - sum(model)) / n:.2f} [{100 * g_lo:.2f}, {100 * g_hi:.2f}]"
+                  f" / {100 * (p10(ceiling) - p10(model)):.2f} [{100 * q_lo:.2f}, {100 * q_hi:.2f}]")
 
 
 if __name__ == "__main__":
