@@ -6,9 +6,11 @@ sweep's best judged on the second) with a paired interval: each resample draws a
 and ceiling efficiencies together, so the interval shows whether the gap exceeds the study's
 0.5 / 2 points or is the sample's spread.
 
-Usage: bootstrap_second_sweep.py STUDY_DIR EVAL_DIR
-  STUDY_DIR: scripts/conv_study's directory (replicate.sqlite)
+Usage: bootstrap_second_sweep.py STUDY_DIR EVAL_DIR [JUDGE_DB]
+  STUDY_DIR: scripts/conv_study's directory (sweep.sqlite, replicate.sqlite)
   EVAL_DIR:  the <direction>.<layout>.oof.json reports (STUDY_DIR/eval, or train_variants' out)
+  JUDGE_DB:  another sweep of (some of) the study's problems to judge on instead of
+             replicate.sqlite, such as a third sweep; slices it has no problem of are skipped
 """
 import collections
 import json
@@ -43,8 +45,9 @@ def interval(values):
     return values[RESAMPLES // 20], values[RESAMPLES - RESAMPLES // 20]
 
 
-def main(study, reports):
-    first, times = second_sweep(study + "/sweep.sqlite"), second_sweep(study + "/replicate.sqlite")
+def main(study, reports, judge=None):
+    first = second_sweep(study + "/sweep.sqlite")
+    times = second_sweep(judge or study + "/replicate.sqlite")
     rng = random.Random(0)
     for direction in ("fwd", "bwd_data", "bwd_weight"):
         for layout, dim in (("nhwgc", "2-D"), ("ndhwgc", "3-D")):
@@ -57,6 +60,8 @@ def main(study, reports):
                     pairs.append((efficiency(measured, row["picked"]),
                                   efficiency(measured, min(ran, key=ran.get))))
             n = len(pairs)
+            if n == 0:
+                continue
             means, p10s, mean_gaps, p10_gaps = [], [], [], []
             for _ in range(RESAMPLES):
                 sample = [rng.choice(pairs) for _ in range(n)]
@@ -78,4 +83,4 @@ def main(study, reports):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)

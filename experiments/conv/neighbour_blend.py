@@ -10,7 +10,8 @@ Usage: neighbour_blend.py FEATURES_CSV STUDY_DIR MODEL_DIR K WEIGHTS [all]
   K:            neighbours per problem;
   WEIGHTS:      comma-separated weights w of the model (1: the model alone);
   all:          rank every predicted kernel, not only the model's shortlist.
-Environment: PER_KERNEL=1 takes each kernel's K nearest problems of the model's that measured it
+Environment: IMPORTANCE=total_gain (or gain) weighs each column's distance by the model's
+feature importance. PER_KERNEL=1 takes each kernel's K nearest problems of the model's that measured it
 (as `kselect train --neighbours` does) instead of the K nearest of the slice.
 Per slice (direction and dimension, scored as scripts/conv_study does: backward weight by the
 model of all three directions), every problem is scored out of fold: its K nearest problems of
@@ -24,6 +25,7 @@ second (experiments/conv/README.md, "Nearest problems' measurements blended with
 """
 import collections
 import csv
+import json
 import math
 import os
 import sys
@@ -82,17 +84,30 @@ def main(argv):
     for r in rows:
         times[r["problem"]][r["kernel"]] = float(r["latency_ms"])
         slice_of[r["problem"]] = (r["direction"], r["ndim"])
-    z = standardized(rows, problem_columns(rows))
+    columns = problem_columns(rows)
+    z = standardized(rows, columns)
+    # IMPORTANCE=total_gain (or gain): each column's squared distance weighed by that importance
+    # in the model's feature_importances_tflops.json, normalized over the problem columns.
+    kind = os.environ.get("IMPORTANCE")
+    column_weights = {}
+    for m in set(MODEL_OF.values()):
+        weights_of = [1.0] * len(columns)
+        if kind:
+            importance = json.load(open(f"{model_dir}/{m}/feature_importances_tflops.json"))
+            weights_of = [importance.get(c, {}).get(kind, 0.0) for c in columns]
+            weights_of = [w / sum(weights_of) * len(weights_of) for w in weights_of]
+        column_weights[m] = weights_of
     second = best_times(f"{study}/replicate.sqlite")
     oof = {m: read_oof(f"{model_dir}/{m}/oof_tflops.csv") for m in set(MODEL_OF.values())}
     for direction, ndim in sorted(set(slice_of.values())):
         predicted, fold, shortlist = oof[MODEL_OF[direction]]
+        weigh = column_weights[MODEL_OF[direction]]
         problems = [p for p in times if slice_of[p] == (direction, ndim) and p in predicted]
         picks = {w: [] for w in weights}
         for p in problems:
             pool = problems if not os.environ.get("PER_KERNEL") else [q for q in times if q in predicted]
             others = [q for q in pool if fold[q] != fold[p]]
-            near = sorted(others, key=lambda q: sum((a - b) ** 2 for a, b in zip(z[p], z[q])))
+            near = sorted(others, key=lambda q: sum(w * (a - b) ** 2 for a, b, w in zip(z[p], z[q], weigh)))
             if not os.environ.get("PER_KERNEL"):
                 near = near[:k_near]
             candidates = [k for k in predicted[p] if k in times[p]
