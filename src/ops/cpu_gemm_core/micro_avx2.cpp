@@ -54,15 +54,21 @@ void sub_tile(const MicroArgs& g, int i0, int j0) {
   const TA* a = static_cast<const TA*>(g.a) + i0 * g.a_rs;
   const TB* b = static_cast<const TB*>(g.b) + j0 * g.b_ns;
   const int v0 = g.nv - j0, v1 = g.nv - j0 - 8;
+  // The loops over rows and vectors are unrolled explicitly: left to the later unroller, GCC kept
+  // `acc` in memory and stored every accumulator to the stack on each K step, which halved the
+  // FMA rate (experiments/conv/stack_stores.sh counts those stores per instantiation).
   __m256 acc[R][2];
+#pragma GCC unroll 16
   for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
   auto step = [&](int k) __attribute__((always_inline)) {
     const TB* bk = b + k * g.b_ks;
     __m256 bv[2];
     bv[0] = load_b<TB, kGather, kMask>(bk, g.b_ns, v0);
     if constexpr (V == 2) bv[1] = load_b<TB, kGather, kMask>(bk + 8 * g.b_ns, g.b_ns, v1);
+#pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
       __m256 av = _mm256_set1_ps(to_float(a[r * g.a_rs + k * g.a_cs]));
+#pragma GCC unroll 2
       for (int h = 0; h < V; ++h) acc[r][h] = _mm256_fmadd_ps(av, bv[h], acc[r][h]);
     }
   };
@@ -71,8 +77,10 @@ void sub_tile(const MicroArgs& g, int i0, int j0) {
 #pragma GCC unroll 8
     for (int u = 0; u < KU; ++u) step(k + u);
   for (; k < g.kc; ++k) step(k);
+#pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     float* cr = g.c + (i0 + r) * g.ldc + j0;
+#pragma GCC unroll 2
     for (int h = 0; h < V; ++h) {
       __m256 v = acc[r][h];
       // Only a vector that crosses the edge is masked: a masked store costs 4-5 plain ones on
