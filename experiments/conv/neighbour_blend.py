@@ -12,7 +12,10 @@ Usage: neighbour_blend.py FEATURES_CSV STUDY_DIR MODEL_DIR K WEIGHTS [all]
   all:          rank every predicted kernel, not only the model's shortlist.
 Environment: IMPORTANCE=total_gain (or gain) weighs each column's distance by the model's
 feature importance. PER_KERNEL=1 takes each kernel's K nearest problems of the model's that measured it
-(as `kselect train --neighbours` does) instead of the K nearest of the slice.
+(as `kselect train --neighbours` does) instead of the K nearest of the slice. GATE=q (0 < q < 1)
+ranks by the model alone every problem whose K nearest problems (other folds) lie farther on
+average than the q-quantile of that distance over the model's problems (a sparse neighbourhood);
+the slice's line counts those problems ("far").
 Per slice (direction and dimension, scored as scripts/conv_study does: backward weight by the
 model of all three directions), every problem is scored out of fold: its K nearest problems of
 the slice in the other folds (Euclidean distance over the feature columns that are constant
@@ -65,6 +68,12 @@ def standardized(rows, columns):
     return {p: [(x - m) / s for x, m, s in zip(v, mean, sd)] for p, v in raw.items()}
 
 
+def knn_distance(z, p, others, k):
+    """The mean distance from problem p to its k nearest of `others` (p itself left out)."""
+    d = sorted(math.dist(z[p], z[q]) for q in others if q != p)[:k]
+    return sum(d) / len(d)
+
+
 def read_oof(path):
     predicted, fold, shortlist = collections.defaultdict(dict), {}, collections.defaultdict(set)
     for r in csv.DictReader(open(path)):
@@ -99,11 +108,19 @@ def main(argv):
         column_weights[m] = weights_of
     second = best_times(f"{study}/replicate.sqlite")
     oof = {m: read_oof(f"{model_dir}/{m}/oof_tflops.csv") for m in set(MODEL_OF.values())}
+    gate = float(os.environ.get("GATE", "0"))
+    thresholds = {}
+    if gate:
+        for m in set(MODEL_OF.values()):
+            own = [q for q in times if q in oof[m][0]]
+            spread = sorted(knn_distance(z, q, own, k_near) for q in own)
+            thresholds[m] = spread[min(len(spread) - 1, int(gate * len(spread)))]
     for direction, ndim in sorted(set(slice_of.values())):
         predicted, fold, shortlist = oof[MODEL_OF[direction]]
         weigh = column_weights[MODEL_OF[direction]]
         problems = [p for p in times if slice_of[p] == (direction, ndim) and p in predicted]
         picks = {w: [] for w in weights}
+        gated = 0
         for p in problems:
             pool = problems if not os.environ.get("PER_KERNEL") else [q for q in times if q in predicted]
             others = [q for q in pool if fold[q] != fold[p]]
@@ -119,13 +136,19 @@ def main(argv):
                 logs = logs[:k_near]
                 measured[k] = sum(logs) / len(logs) if logs else math.log(0.5)
             judge = second.get(p, {})
-            for w in weights:
+            spread = knn_distance(z, p, others, k_near) if gate else 0.0
+            far = gate and spread > thresholds[MODEL_OF[direction]]
+            gated += bool(far)
+            for weight in weights:
+                w = 1.0 if far else weight
+                if os.environ.get("SHRINK") and gate:
+                    w = 1 - (1 - weight) * min(1.0, thresholds[MODEL_OF[direction]] / spread)
                 pick = max(candidates, key=lambda k: w * math.log(max(predicted[p][k], 1e-30) / top)
                            + (1 - w) * measured[k])
                 if pick in judge:
-                    picks[w].append((min(times[p].values()) / times[p][pick],
+                    picks[weight].append((min(times[p].values()) / times[p][pick],
                                      min(judge.values()) / judge[pick]))
-        line = f"{['fwd', 'bwd_data', 'bwd_weight'][int(direction)]} {ndim}-D ({len(problems)}):"
+        line = f"{['fwd', 'bwd_data', 'bwd_weight'][int(direction)]} {ndim}-D ({len(problems)}, {gated} far):"
         for w in weights:
             first = [a for a, _ in picks[w]]
             on_second = sorted(b for _, b in picks[w])
