@@ -177,6 +177,10 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--neighbour-weight", o.neighbour_weight,
                   "The model's share of that blend; the neighbours weigh the rest")
       ->capture_default_str();
+  cmd->add_option("--neighbour-gate", o.neighbour_gate,
+                  "Rank by the model alone a problem whose neighbours lie farther than this "
+                  "quantile of the training problems' own (0.8; 0: no gate)")
+      ->capture_default_str();
   cmd->add_option("--seed", o.boosting.seed, "XGBoost's random seed (row and feature sampling)")
       ->capture_default_str();
   cmd->add_option("--early-stopping", o.early_stopping, "Rounds without improvement per fold")

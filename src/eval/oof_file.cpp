@@ -155,11 +155,13 @@ void blend_neighbours(std::vector<Prediction>& predictions, const std::vector<Oo
     kernels.clear();
     for (std::size_t i : indices) kernels.push_back(rows[i].kernel);
     const std::vector<double>* position = table.position_of(problem);
-    if (position) table.scores(*position, kernels, near, rows[indices.front()].fold, problem);
+    const double share =
+        position ? table.scores(*position, kernels, near, rows[indices.front()].fold, problem)
+                 : 1.0;
     for (std::size_t j = 0; j < indices.size(); ++j) {
       Prediction& p = predictions[indices[j]];
-      p.score =
-          position ? table.blend_speed(p.speed, near[j]) : std::log(std::max(p.speed, 1e-300));
+      p.score = position ? model::NeighbourTable::blend_speed(share, p.speed, near[j])
+                         : std::log(std::max(p.speed, 1e-300));
       p.speed = std::exp(p.score);  // what selection's default guard compares (ForestScorer)
     }
   }

@@ -51,10 +51,13 @@ NeighbourTable NeighbourTable::build(const std::vector<std::string>& feature_nam
                                      std::span<const float> features,
                                      const std::vector<NeighbourRow>& rows,
                                      const std::vector<std::string>& problems,
-                                     const std::vector<int>& folds, int count, double weight) {
+                                     const std::vector<int>& folds, int count, double weight,
+                                     double gate) {
   if (count < 1) throw InputError("", 0, "neighbours", "expected at least 1 neighbour");
   if (!(weight >= 0 && weight < 1))
     throw InputError("", 0, "neighbour-weight", "expected a weight in [0, 1)");
+  if (!(gate >= 0 && gate <= 1))
+    throw InputError("", 0, "neighbour-gate", "expected a quantile in (0, 1], or 0: no gate");
   const std::size_t cols = feature_names.size();
   if (rows.empty() || features.size() != rows.size() * cols || folds.size() != problems.size())
     throw std::logic_error("NeighbourTable::build: inconsistent rows");
@@ -99,7 +102,35 @@ NeighbourTable NeighbourTable::build(const std::vector<std::string>& feature_nam
         {kernels[r.kernel], std::log(std::clamp(r.efficiency, 1e-9, 1.0))});
   for (Problem& p : t.problems_) std::sort(p.kernels.begin(), p.kernels.end());
   t.index();
+  t.set_gate(gate);
   return t;
+}
+
+double NeighbourTable::spread(const std::vector<std::pair<double, std::size_t>>& order) const {
+  const std::size_t n = std::min(order.size(), std::size_t(count_));
+  double sum = 0;
+  for (std::size_t o = 0; o < n; ++o) sum += std::sqrt(order[o].first);
+  return n > 0 ? sum / double(n) : 0.0;
+}
+
+// Each training problem's spread against all the others; the gate is their `gate` quantile
+// (nearest rank).
+void NeighbourTable::set_gate(double gate) {
+  gate_ = gate, gate_distance_ = 0;
+  if (gate <= 0 || problems_.size() < 2) return;
+  std::vector<double> spreads;
+  std::vector<std::pair<double, std::size_t>> order;
+  for (const Problem& p : problems_) {
+    order.clear();
+    for (std::size_t q = 0; q < problems_.size(); ++q)
+      if (&problems_[q] != &p)
+        order.push_back({squared_distance(p.position, problems_[q].position), q});
+    std::sort(order.begin(), order.end());
+    spreads.push_back(spread(order));
+  }
+  std::sort(spreads.begin(), spreads.end());
+  gate_distance_ =
+      spreads[std::min(spreads.size() - 1, std::size_t(gate * double(spreads.size())))];
 }
 
 void NeighbourTable::index() {
@@ -127,9 +158,9 @@ int NeighbourTable::fold_of(std::string_view problem) const {
   return it == problem_index_.end() ? -1 : problems_[it->second].fold;
 }
 
-void NeighbourTable::scores(std::span<const double> position, std::span<const std::string> kernels,
-                            std::vector<double>& out, int skip_fold,
-                            std::string_view skip_problem) const {
+double NeighbourTable::scores(std::span<const double> position,
+                              std::span<const std::string> kernels, std::vector<double>& out,
+                              int skip_fold, std::string_view skip_problem) const {
   // Training problems nearest first; each kernel then takes the first `count` that measured it.
   thread_local std::vector<std::pair<double, std::size_t>> order;
   order.clear();
@@ -154,12 +185,14 @@ void NeighbourTable::scores(std::span<const double> position, std::span<const st
     }
     if (found > 0) out[i] = sum / found;
   }
+  return gate_ > 0 && spread(order) > gate_distance_ ? 1.0 : weight_;
 }
 
 void NeighbourTable::save(const std::filesystem::path& dir) const {
   nlohmann::json j;
   j["format"] = 1;
   j["count"] = count_, j["weight"] = weight_;
+  if (gate_ > 0) j["gate"] = gate_, j["gate_distance"] = gate_distance_;
   j["columns"] = columns_, j["logged"] = logged_, j["mean"] = mean_, j["sd"] = sd_;
   j["kernels"] = kernels_;
   nlohmann::json& problems = j["problems"] = nlohmann::json::array();
@@ -186,6 +219,8 @@ std::optional<NeighbourTable> NeighbourTable::load(const std::filesystem::path& 
   try {
     field = "count", t.count_ = j.at(field).get<int>();
     field = "weight", t.weight_ = j.at(field).get<double>();
+    field = "gate", t.gate_ = j.value(field, 0.0);
+    field = "gate_distance", t.gate_distance_ = j.value(field, 0.0);
     field = "columns", t.columns_ = j.at(field).get<std::vector<std::string>>();
     field = "logged", t.logged_ = j.at(field).get<std::vector<bool>>();
     field = "mean", t.mean_ = j.at(field).get<std::vector<double>>();
@@ -214,8 +249,9 @@ std::optional<NeighbourTable> NeighbourTable::load(const std::filesystem::path& 
     throw StorageError(file + ": field '" + field + "': " + e.what());
   }
   const std::size_t n = t.columns_.size();
-  if (t.count_ < 1 || !(t.weight_ >= 0 && t.weight_ < 1) || t.logged_.size() != n ||
-      t.mean_.size() != n || t.sd_.size() != n || t.problems_.empty())
+  if (t.count_ < 1 || !(t.weight_ >= 0 && t.weight_ < 1) || !(t.gate_ >= 0 && t.gate_ <= 1) ||
+      !(t.gate_distance_ >= 0) || t.logged_.size() != n || t.mean_.size() != n ||
+      t.sd_.size() != n || t.problems_.empty())
     throw StorageError(file + ": count, weight or the column lists are inconsistent");
   t.index();
   return t;

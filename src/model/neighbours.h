@@ -11,6 +11,12 @@
 // and spans more than 16x, each standardized over the training problems. A kernel's neighbour
 // score: its mean log efficiency (log of the problem's best over the kernel's speed) over the
 // `count` nearest training problems that measured it; kMissing where none did.
+//
+// The gate (optional): a problem whose `count` nearest training problems lie farther on average
+// than the gate distance (the `gate` quantile of that distance over the training problems, each
+// against the others) is ranked by the model alone: where the training set is sparse the
+// neighbours are unlike the problem and pull towards the kernels popular among them
+// (experiments/conv/README.md, "The AVX-512 study with neighbours").
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -41,12 +47,14 @@ class NeighbourTable {
   // `problems` names the problems the rows index, `folds` each one's cross-validation fold
   // (-1 without). The problem columns are those equal over every row of each problem and not
   // over all problems. `count`: neighbours per kernel (>= 1); `weight`: the model's share of
-  // the blend, in [0, 1). InputError for bad settings or no problem columns.
+  // the blend, in [0, 1); `gate`: the quantile of the gate distance, in (0, 1], or 0 for no
+  // gate. InputError for bad settings or no problem columns.
   static NeighbourTable build(const std::vector<std::string>& feature_names,
                               std::span<const float> features,
                               const std::vector<NeighbourRow>& rows,
                               const std::vector<std::string>& problems,
-                              const std::vector<int>& folds, int count, double weight);
+                              const std::vector<int>& folds, int count, double weight,
+                              double gate = 0);
 
   // <dir>/neighbours.json, or nullopt when the model has none; StorageError naming the file
   // and field when it is malformed.
@@ -55,6 +63,9 @@ class NeighbourTable {
 
   int count() const { return count_; }
   double weight() const { return weight_; }
+  // The gate's quantile and distance; 0 without a gate.
+  double gate() const { return gate_; }
+  double gate_distance() const { return gate_distance_; }
   // The feature columns a position is made of, in order.
   const std::vector<std::string>& columns() const { return columns_; }
   std::size_t problems() const { return problems_.size(); }
@@ -67,19 +78,20 @@ class NeighbourTable {
 
   // Each kernel's neighbour score at `position` (kMissing for a kernel no training problem
   // measured), skipping the training problems of fold `skip_fold` (out-of-fold scoring; -1:
-  // none) and the problem `skip_problem` ("": none).
-  void scores(std::span<const double> position, std::span<const std::string> kernels,
-              std::vector<double>& out, int skip_fold = -1,
-              std::string_view skip_problem = {}) const;
+  // none) and the problem `skip_problem` ("": none). Returns the model's share of the blend
+  // there: weight(), or 1 (the model alone) where the gate finds the neighbours too far.
+  double scores(std::span<const double> position, std::span<const std::string> kernels,
+                std::vector<double>& out, int skip_fold = -1,
+                std::string_view skip_problem = {}) const;
 
-  // The blend: weight() * log_speed + (1 - weight()) * neighbour score.
-  double blend(double log_speed, double neighbour_score) const {
-    return weight_ * log_speed + (1 - weight_) * neighbour_score;
+  // The blend: share * log_speed + (1 - share) * neighbour score, `share` as scores() returned.
+  static double blend(double share, double log_speed, double neighbour_score) {
+    return share * log_speed + (1 - share) * neighbour_score;
   }
   // The same from a predicted speed (a ratio scale, > 0; a speed of 0 counts as 1e-300): what
   // selection and eval both score a candidate by.
-  double blend_speed(double speed, double neighbour_score) const {
-    return blend(std::log(std::max(speed, 1e-300)), neighbour_score);
+  static double blend_speed(double share, double speed, double neighbour_score) {
+    return blend(share, std::log(std::max(speed, 1e-300)), neighbour_score);
   }
 
  private:
@@ -92,6 +104,7 @@ class NeighbourTable {
 
   int count_ = 1;
   double weight_ = 1;
+  double gate_ = 0, gate_distance_ = 0;
   std::vector<std::string> columns_;
   std::vector<bool> logged_;
   std::vector<double> mean_, sd_;
@@ -101,6 +114,10 @@ class NeighbourTable {
   std::unordered_map<std::string, std::size_t> problem_index_;
 
   void index();
+  // The mean distance from `position` to its count_ nearest problems in `order` (squared
+  // distances, nearest first).
+  double spread(const std::vector<std::pair<double, std::size_t>>& order) const;
+  void set_gate(double gate);
 };
 
 }  // namespace kselect::model

@@ -83,6 +83,10 @@ struct TrainOptions {
   // off. Regression and efficiency models of a fresh training only.
   int neighbours = 0;
   double neighbour_weight = 0.8;
+  // The neighbours' gate (model/neighbours.h): problems whose neighbours lie farther than this
+  // quantile of the training problems' own neighbour distances are ranked by the model alone;
+  // 0: no gate.
+  double neighbour_gate = 0;
   bool compress = false;  // write model_<target>.json.gz
   std::filesystem::path out_dir;
   std::filesystem::path warm_start;            // model directory to continue from

@@ -58,6 +58,10 @@ void check_options(const TrainOptions& o) {
   if (o.neighbours > 0 && !o.warm_start.empty())
     throw InputError("", 0, "neighbours",
                      "a warm start keeps its model's neighbours; train afresh to change them");
+  if (!(o.neighbour_gate >= 0 && o.neighbour_gate <= 1))
+    throw InputError("", 0, "neighbour-gate",
+                     "must be a quantile in (0, 1] (0.8: the farthest fifth use the model alone), "
+                     "or 0: no gate");
   if (!(o.neighbour_weight >= 0 && o.neighbour_weight < 1))
     throw InputError("", 0, "neighbour-weight",
                      "must be the model's share in [0, 1) (0.8: the neighbours weigh 0.2)");

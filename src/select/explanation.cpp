@@ -69,7 +69,7 @@ std::string Explanation::to_table() const {
     const auto& k = top[i];
     char line[128];
     // neighbours: the kernel's mean efficiency on the nearest training problems, as a fraction
-    // of their best ("-" for a model without them).
+    // of their best ("-" for a model without them, or where their gate left them out).
     std::snprintf(line, sizeof line, "%-5zu %-11s %-11s %-11s %-12s %-11s ", i + 1,
                   cell(k.predicted.score, "%.5g").c_str(), cell(k.predicted.tflops, "%.4g").c_str(),
                   cell(k.predicted.latency_ms, "%.4g").c_str(), cell(k.measured_ms, "%.4g").c_str(),

@@ -181,9 +181,10 @@ void ForestScorer::margins(std::string_view problem, const features::KernelBlock
   ordering_margins(rows_of(this).data(), n, out);
 }
 
-void ForestScorer::blend_neighbours(const features::KernelBlock& kernels,
-                                    std::vector<double>& scores, std::vector<double>* near) const {
-  if (!neighbours_ || scores.empty()) return;
+double ForestScorer::blend_neighbours(const features::KernelBlock& kernels,
+                                      std::vector<double>& scores,
+                                      std::vector<double>* near) const {
+  if (!neighbours_ || scores.empty()) return 1.0;
   if (kernels.names.size() != scores.size())
     throw std::logic_error("ForestScorer: a kernel block without its names");
   // Every row holds the problem's own columns; the first row's are the problem's.
@@ -192,10 +193,11 @@ void ForestScorer::blend_neighbours(const features::KernelBlock& kernels,
   for (int column : neighbour_columns_) values.push_back(double(row[column]));
   thread_local std::vector<double> own;
   std::vector<double>& measured = near ? *near : own;
-  neighbours_->scores(neighbours_->position(values), kernels.names, measured);
+  const double share = neighbours_->scores(neighbours_->position(values), kernels.names, measured);
   for (std::size_t i = 0; i < scores.size(); ++i)
     if (!Cascade::is_cut(scores[i]))
-      scores[i] = neighbours_->blend_speed(speed(decoded(scores[i])), measured[i]);
+      scores[i] = model::NeighbourTable::blend_speed(share, speed(decoded(scores[i])), measured[i]);
+  return share;
 }
 
 void ForestScorer::score(std::string_view problem, const features::KernelBlock& kernels,
@@ -238,9 +240,10 @@ std::vector<Scored> ForestScorer::scored(std::string_view problem,
   // the dispatcher's confidence compare (exp of the score, as a blend's: a ratio scale).
   if (neighbours_) {
     std::vector<double> blended = scores, near;
-    blend_neighbours(kernels, blended, &near);
+    // Where the gate leaves the neighbours out, no candidate has a neighbour score.
+    const bool gated = blend_neighbours(kernels, blended, &near) >= 1.0;
     for (std::size_t i = 0; i < names.size(); ++i) {
-      out[i].score = blended[i], out[i].neighbour = near[i];
+      out[i].score = blended[i], out[i].neighbour = gated ? std::nan("") : near[i];
       out[i].speed = Cascade::is_cut(blended[i]) ? std::nan("") : std::exp(blended[i]);
     }
   }

@@ -81,9 +81,10 @@ class ForestScorer final : public Scorer {
                std::vector<double>& out) const;
   // Replaces each margin of `scores` (but a cascade's cut ones) by its blend with the
   // candidate's neighbour score, at the position of this thread's extracted rows' problem.
-  // `near`, when given, receives each candidate's neighbour score.
-  void blend_neighbours(const features::KernelBlock& kernels, std::vector<double>& scores,
-                        std::vector<double>* near = nullptr) const;
+  // `near`, when given, receives each candidate's neighbour score. Returns the model's share of
+  // the blend (1: no neighbours, or the gate left them out).
+  double blend_neighbours(const features::KernelBlock& kernels, std::vector<double>& scores,
+                          std::vector<double>* near = nullptr) const;
 
   std::unique_ptr<features::FeatureEngine> engine_;
   std::vector<int> all_columns_;     // 0..n-1 over engine_->all_features()

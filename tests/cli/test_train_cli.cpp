@@ -317,6 +317,24 @@ TEST(TrainCli, NeighboursAreWrittenBlendedIntoSelectionAndEvaluatedOutOfFold) {
                 .rc,
             3);
 
+  // With a gate at the 1% quantile, a problem far from every training problem is ranked by the
+  // model alone: each score is the log predicted TFLOPS, and no neighbour score is shown.
+  ASSERT_EQ(run_cli(train + " --neighbours 3 --neighbour-gate 0.01").rc, 0);
+  const auto gated = model::NeighbourTable::load(model);
+  ASSERT_TRUE(gated.has_value());
+  EXPECT_DOUBLE_EQ(gated->gate(), 0.01);
+  EXPECT_GT(gated->gate_distance(), 0.0);
+  picked = run_cli("predict --model " + model.string() +
+                   " --problem m=8192,n=8,k=8192,layout=rcr,dtype=fp32 --top 5 --json");
+  ASSERT_EQ(picked.rc, 0) << picked.out;
+  ranked = nlohmann::json::parse(picked.out)["ranked"];
+  ASSERT_EQ(ranked.size(), 5u);
+  for (const auto& r : ranked) {
+    EXPECT_TRUE(r["neighbour_log_efficiency"].is_null()) << r;
+    EXPECT_NEAR(r["score"].get<double>(), std::log(r["tflops"].get<double>()), 1e-9) << r;
+  }
+  EXPECT_EQ(run_cli(train + " --neighbours 3 --neighbour-gate 1.5").rc, 3);
+
   // Retrained without neighbours, the directory holds none.
   ASSERT_EQ(run_cli(train).rc, 0);
   EXPECT_FALSE(model::NeighbourTable::load(model).has_value());

@@ -28,8 +28,8 @@ struct Fixture {
     for (const NeighbourRow& r : rows)
       features.insert(features.end(), {sizes[r.problem], r.kernel == "a" ? 16.0f : 32.0f, 7.0f});
   }
-  NeighbourTable build(int count = 1, double weight = 0.8) const {
-    return NeighbourTable::build(kNames, features, rows, problems, folds, count, weight);
+  NeighbourTable build(int count = 1, double weight = 0.8, double gate = 0) const {
+    return NeighbourTable::build(kNames, features, rows, problems, folds, count, weight, gate);
   }
 };
 
@@ -50,8 +50,8 @@ TEST(NeighbourTable, EachKernelAveragesItsNearestProblemsThatMeasuredIt) {
   const NeighbourTable one = Fixture().build(1), two = Fixture().build(2);
   const std::vector<std::string> kernels = {"a", "b", "never"};
   std::vector<double> out;
-  // At size 1 (p1 itself): its own measurements.
-  one.scores(*one.position_of("p1"), kernels, out);
+  // At size 1 (p1 itself): its own measurements; without a gate, the model's share is the weight.
+  EXPECT_DOUBLE_EQ(one.scores(*one.position_of("p1"), kernels, out), 0.8);
   EXPECT_DOUBLE_EQ(out[0], 0.0);
   EXPECT_DOUBLE_EQ(out[1], std::log(0.5));
   EXPECT_DOUBLE_EQ(out[2], NeighbourTable::kMissing);
@@ -66,12 +66,33 @@ TEST(NeighbourTable, EachKernelAveragesItsNearestProblemsThatMeasuredIt) {
   two.scores(*two.position_of("p64"), kernels, out, 1);
   EXPECT_DOUBLE_EQ(out[0], 0.0);
   EXPECT_DOUBLE_EQ(out[1], std::log(0.5));
-  EXPECT_DOUBLE_EQ(one.blend(std::log(2.0), std::log(0.5)),
+  EXPECT_DOUBLE_EQ(NeighbourTable::blend(0.8, std::log(2.0), std::log(0.5)),
                    0.8 * std::log(2.0) + 0.2 * std::log(0.5));
 }
 
+TEST(NeighbourTable, TheGateLeavesFarProblemsToTheModel) {
+  // Standardized log2 sizes 0, 1, 6: each problem's nearest other lies 1, 1 and 5 sds away.
+  const double sd = std::sqrt(62.0 / 9.0);
+  const NeighbourTable median = Fixture().build(1, 0.8, 0.5), top = Fixture().build(1, 0.8, 1.0);
+  EXPECT_DOUBLE_EQ(median.gate(), 0.5);
+  EXPECT_NEAR(median.gate_distance(), 1 / sd, 1e-12);
+  EXPECT_NEAR(top.gate_distance(), 5 / sd, 1e-12);
+  EXPECT_EQ(Fixture().build().gate_distance(), 0.0);
+  const std::vector<std::string> kernels = {"a", "b"};
+  std::vector<double> out;
+  // p1 without itself: p2 is 1 sd away, within the gate: the blend keeps its weight.
+  EXPECT_DOUBLE_EQ(median.scores(*median.position_of("p1"), kernels, out, -1, "p1"), 0.8);
+  // p64 without itself: p2 is 5 sds away, beyond the median gate: the model alone. The scores
+  // are still filled (explain shows them).
+  EXPECT_DOUBLE_EQ(median.scores(*median.position_of("p64"), kernels, out, -1, "p64"), 1.0);
+  EXPECT_DOUBLE_EQ(out[0], std::log(0.25));
+  // At the top quantile no training problem is beyond the gate.
+  EXPECT_DOUBLE_EQ(top.scores(*top.position_of("p64"), kernels, out, -1, "p64"), 0.8);
+  EXPECT_DOUBLE_EQ(NeighbourTable::blend(1.0, std::log(2.0), std::log(0.5)), std::log(2.0));
+}
+
 TEST(NeighbourTable, SavesAndLoadsTheSameTable) {
-  const NeighbourTable t = Fixture().build(2, 0.7);
+  const NeighbourTable t = Fixture().build(2, 0.7, 0.5);
   const auto dir = testing::scratch_dir("neighbours_round_trip");
   std::filesystem::create_directories(dir);
   EXPECT_FALSE(NeighbourTable::load(dir).has_value());
@@ -80,6 +101,8 @@ TEST(NeighbourTable, SavesAndLoadsTheSameTable) {
   ASSERT_TRUE(loaded.has_value());
   EXPECT_EQ(loaded->count(), 2);
   EXPECT_DOUBLE_EQ(loaded->weight(), 0.7);
+  EXPECT_DOUBLE_EQ(loaded->gate(), 0.5);
+  EXPECT_DOUBLE_EQ(loaded->gate_distance(), t.gate_distance());
   EXPECT_EQ(loaded->columns(), t.columns());
   const std::vector<std::string> kernels = {"b", "a"};
   std::vector<double> before, after;
@@ -94,6 +117,8 @@ TEST(NeighbourTable, RefusesBadSettingsAndCorruptFiles) {
   EXPECT_THROW(f.build(0), InputError);
   EXPECT_THROW(f.build(1, 1.0), InputError);
   EXPECT_THROW(f.build(1, -0.1), InputError);
+  EXPECT_THROW(f.build(1, 0.8, 1.5), InputError);
+  EXPECT_THROW(f.build(1, 0.8, -0.1), InputError);
   // One problem: no column tells problems apart.
   Fixture single;
   single.problems = {"p1"}, single.folds = {0};
