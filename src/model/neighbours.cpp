@@ -125,7 +125,9 @@ void NeighbourTable::set_gate(double gate) {
     for (std::size_t q = 0; q < problems_.size(); ++q)
       if (&problems_[q] != &p)
         order.push_back({squared_distance(p.position, problems_[q].position), q});
-    std::sort(order.begin(), order.end());
+    // Only the count_ nearest matter: quadratic in the problems, not worse.
+    const std::size_t nearest = std::min(order.size(), std::size_t(count_));
+    std::partial_sort(order.begin(), order.begin() + long(nearest), order.end());
     spreads.push_back(spread(order));
   }
   std::sort(spreads.begin(), spreads.end());
