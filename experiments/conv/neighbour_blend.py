@@ -15,7 +15,8 @@ feature importance. PER_KERNEL=1 takes each kernel's K nearest problems of the m
 (as `kselect train --neighbours` does) instead of the K nearest of the slice. GATE=q (0 < q < 1)
 ranks by the model alone every problem whose K nearest problems (other folds) lie farther on
 average than the q-quantile of that distance over the model's problems (a sparse neighbourhood);
-the slice's line counts those problems ("far").
+the slice's line counts those problems ("far"). INVERSE=a weighs each neighbour by
+1 / (distance^a + 0.1) instead of equally.
 Per slice (direction and dimension, scored as scripts/conv_study does: backward weight by the
 model of all three directions), every problem is scored out of fold: its K nearest problems of
 the slice in the other folds (Euclidean distance over the feature columns that are constant
@@ -131,10 +132,15 @@ def main(argv):
                           and (every_kernel or k in shortlist[p])]
             top = max(max(predicted[p][k] for k in candidates), 1e-30)
             measured = {}
+            power = float(os.environ.get("INVERSE", "0"))
             for k in candidates:
-                logs = [math.log(min(times[q].values()) / times[q][k]) for q in near if k in times[q]]
-                logs = logs[:k_near]
-                measured[k] = sum(logs) / len(logs) if logs else math.log(0.5)
+                used = [q for q in near if k in times[q]][:k_near]
+                logs = [math.log(min(times[q].values()) / times[q][k]) for q in used]
+                # INVERSE=a: each neighbour weighs 1 / (distance^a + 0.1) instead of equally.
+                weigh_q = [1.0 / (math.dist(z[p], z[q]) ** power + 0.1) if power else 1.0
+                           for q in used]
+                measured[k] = (sum(w * l for w, l in zip(weigh_q, logs)) / sum(weigh_q)
+                               if logs else math.log(0.5))
             judge = second.get(p, {})
             spread = knn_distance(z, p, others, k_near) if gate else 0.0
             far = gate and spread > thresholds[MODEL_OF[direction]]
