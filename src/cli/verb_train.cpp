@@ -177,6 +177,9 @@ std::function<int()> setup(CLI::App& app) {
   cmd->add_option("--neighbour-weight", o.neighbour_weight,
                   "The model's share of that blend; the neighbours weigh the rest")
       ->capture_default_str();
+  cmd->add_option("--neighbour-power", o.neighbour_power,
+                  "Each neighbour weighs 1 / (distance^this + 0.1) in a kernel's mean (0: equally)")
+      ->capture_default_str();
   cmd->add_option("--neighbour-gate", o.neighbour_gate,
                   "Rank by the model alone a problem whose neighbours lie farther than this "
                   "quantile of the training problems' own (0.8; 0: no gate)")

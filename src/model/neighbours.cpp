@@ -52,12 +52,14 @@ NeighbourTable NeighbourTable::build(const std::vector<std::string>& feature_nam
                                      const std::vector<NeighbourRow>& rows,
                                      const std::vector<std::string>& problems,
                                      const std::vector<int>& folds, int count, double weight,
-                                     double gate) {
+                                     double gate, double power) {
   if (count < 1) throw InputError("", 0, "neighbours", "expected at least 1 neighbour");
   if (!(weight >= 0 && weight < 1))
     throw InputError("", 0, "neighbour-weight", "expected a weight in [0, 1)");
   if (!(gate >= 0 && gate <= 1))
     throw InputError("", 0, "neighbour-gate", "expected a quantile in (0, 1], or 0: no gate");
+  if (!(power >= 0 && power <= 8))
+    throw InputError("", 0, "neighbour-power", "expected a power in [0, 8] (0: equal weights)");
   const std::size_t cols = feature_names.size();
   if (rows.empty() || features.size() != rows.size() * cols || folds.size() != problems.size())
     throw std::logic_error("NeighbourTable::build: inconsistent rows");
@@ -66,7 +68,7 @@ NeighbourTable NeighbourTable::build(const std::vector<std::string>& feature_nam
     throw InputError("", 0, "neighbours",
                      "the training problems share every feature: nothing tells them apart");
   NeighbourTable t;
-  t.count_ = count, t.weight_ = weight;
+  t.count_ = count, t.weight_ = weight, t.power_ = power;
   std::vector<std::vector<double>> raw(problems.size(), std::vector<double>(used.size()));
   for (const NeighbourRow& r : rows) {
     const std::size_t i = std::size_t(&r - rows.data());
@@ -104,6 +106,10 @@ NeighbourTable NeighbourTable::build(const std::vector<std::string>& feature_nam
   t.index();
   t.set_gate(gate);
   return t;
+}
+
+double NeighbourTable::neighbour_weight(double squared) const {
+  return power_ > 0 ? 1.0 / (std::pow(squared, power_ / 2) + kDistanceFloor) : 1.0;
 }
 
 double NeighbourTable::spread(const std::vector<std::pair<double, std::size_t>>& order) const {
@@ -177,15 +183,16 @@ double NeighbourTable::scores(std::span<const double> position,
     auto it = kernel_index_.find(kernels[i]);
     if (it == kernel_index_.end()) continue;
     const std::size_t k = it->second;
-    double sum = 0;
+    double sum = 0, weights = 0;
     int found = 0;
     for (std::size_t o = 0; o < order.size() && found < count_; ++o) {
       const auto& measured = problems_[order[o].second].kernels;
       auto m = std::lower_bound(measured.begin(), measured.end(), std::pair{k, -1e300});
       if (m == measured.end() || m->first != k) continue;
-      sum += m->second, ++found;
+      const double w = neighbour_weight(order[o].first);
+      sum += w * m->second, weights += w, ++found;
     }
-    if (found > 0) out[i] = sum / found;
+    if (found > 0) out[i] = sum / weights;
   }
   return gate_ > 0 && spread(order) > gate_distance_ ? 1.0 : weight_;
 }
@@ -195,6 +202,7 @@ void NeighbourTable::save(const std::filesystem::path& dir) const {
   j["format"] = 1;
   j["count"] = count_, j["weight"] = weight_;
   if (gate_ > 0) j["gate"] = gate_, j["gate_distance"] = gate_distance_;
+  if (power_ > 0) j["power"] = power_;
   j["columns"] = columns_, j["logged"] = logged_, j["mean"] = mean_, j["sd"] = sd_;
   j["kernels"] = kernels_;
   nlohmann::json& problems = j["problems"] = nlohmann::json::array();
@@ -223,6 +231,7 @@ std::optional<NeighbourTable> NeighbourTable::load(const std::filesystem::path& 
     field = "weight", t.weight_ = j.at(field).get<double>();
     field = "gate", t.gate_ = j.value(field, 0.0);
     field = "gate_distance", t.gate_distance_ = j.value(field, 0.0);
+    field = "power", t.power_ = j.value(field, 0.0);
     field = "columns", t.columns_ = j.at(field).get<std::vector<std::string>>();
     field = "logged", t.logged_ = j.at(field).get<std::vector<bool>>();
     field = "mean", t.mean_ = j.at(field).get<std::vector<double>>();
@@ -252,8 +261,8 @@ std::optional<NeighbourTable> NeighbourTable::load(const std::filesystem::path& 
   }
   const std::size_t n = t.columns_.size();
   if (t.count_ < 1 || !(t.weight_ >= 0 && t.weight_ < 1) || !(t.gate_ >= 0 && t.gate_ <= 1) ||
-      !(t.gate_distance_ >= 0) || t.logged_.size() != n || t.mean_.size() != n ||
-      t.sd_.size() != n || t.problems_.empty())
+      !(t.gate_distance_ >= 0) || !(t.power_ >= 0 && t.power_ <= 8) || t.logged_.size() != n ||
+      t.mean_.size() != n || t.sd_.size() != n || t.problems_.empty())
     throw StorageError(file + ": count, weight or the column lists are inconsistent");
   t.index();
   return t;

@@ -12,6 +12,11 @@
 // score: its mean log efficiency (log of the problem's best over the kernel's speed) over the
 // `count` nearest training problems that measured it; kMissing where none did.
 //
+// With a power a > 0, each neighbour weighs 1 / (distance^a + 0.1) in the mean instead of
+// equally: a kernel valid on few problems (a wide vector, say) draws its neighbours from far
+// away, and the near ones should count most (experiments/conv/README.md, "The AVX-512 study with
+// neighbours").
+//
 // The gate (optional): a problem whose `count` nearest training problems lie farther on average
 // than the gate distance (the `gate` quantile of that distance over the training problems, each
 // against the others) is ranked by the model alone: where the training set is sparse the
@@ -48,13 +53,14 @@ class NeighbourTable {
   // (-1 without). The problem columns are those equal over every row of each problem and not
   // over all problems. `count`: neighbours per kernel (>= 1); `weight`: the model's share of
   // the blend, in [0, 1); `gate`: the quantile of the gate distance, in (0, 1], or 0 for no
-  // gate. InputError for bad settings or no problem columns.
+  // gate; `power`: the distance weights' power, in [0, 8] (0: equal weights). InputError for
+  // bad settings or no problem columns.
   static NeighbourTable build(const std::vector<std::string>& feature_names,
                               std::span<const float> features,
                               const std::vector<NeighbourRow>& rows,
                               const std::vector<std::string>& problems,
                               const std::vector<int>& folds, int count, double weight,
-                              double gate = 0);
+                              double gate = 0, double power = 0);
 
   // <dir>/neighbours.json, or nullopt when the model has none; StorageError naming the file
   // and field when it is malformed.
@@ -66,6 +72,7 @@ class NeighbourTable {
   // The gate's quantile and distance; 0 without a gate.
   double gate() const { return gate_; }
   double gate_distance() const { return gate_distance_; }
+  double power() const { return power_; }
   // The feature columns a position is made of, in order.
   const std::vector<std::string>& columns() const { return columns_; }
   std::size_t problems() const { return problems_.size(); }
@@ -105,6 +112,8 @@ class NeighbourTable {
   int count_ = 1;
   double weight_ = 1;
   double gate_ = 0, gate_distance_ = 0;
+  double power_ = 0;
+  static constexpr double kDistanceFloor = 0.1;  // a neighbour at distance 0 weighs 10, not inf
   std::vector<std::string> columns_;
   std::vector<bool> logged_;
   std::vector<double> mean_, sd_;
@@ -114,6 +123,8 @@ class NeighbourTable {
   std::unordered_map<std::string, std::size_t> problem_index_;
 
   void index();
+  // A neighbour's weight in a kernel's mean, from its squared distance.
+  double neighbour_weight(double squared) const;
   // The mean distance from `position` to its count_ nearest problems in `order` (squared
   // distances, nearest first).
   double spread(const std::vector<std::pair<double, std::size_t>>& order) const;

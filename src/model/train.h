@@ -87,6 +87,8 @@ struct TrainOptions {
   // quantile of the training problems' own neighbour distances are ranked by the model alone;
   // 0: no gate.
   double neighbour_gate = 0;
+  // Each neighbour weighs 1 / (distance^neighbour_power + 0.1); 0: equally.
+  double neighbour_power = 0;
   bool compress = false;  // write model_<target>.json.gz
   std::filesystem::path out_dir;
   std::filesystem::path warm_start;            // model directory to continue from

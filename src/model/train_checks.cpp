@@ -62,6 +62,9 @@ void check_options(const TrainOptions& o) {
     throw InputError("", 0, "neighbour-gate",
                      "must be a quantile in (0, 1] (0.8: the farthest fifth use the model alone), "
                      "or 0: no gate");
+  if (!(o.neighbour_power >= 0 && o.neighbour_power <= 8))
+    throw InputError("", 0, "neighbour-power",
+                     "must be in [0, 8] (0: every neighbour weighs the same)");
   if (!(o.neighbour_weight >= 0 && o.neighbour_weight < 1))
     throw InputError("", 0, "neighbour-weight",
                      "must be the model's share in [0, 1) (0.8: the neighbours weigh 0.2)");

@@ -41,7 +41,7 @@ void write_neighbours(const Dataset& d, const std::string& target,
     features.insert(features.end(), x, x + d.cols);
   }
   NeighbourTable::build(feature_names, features, table_rows, problems, folds, o.neighbours,
-                        o.neighbour_weight, o.neighbour_gate)
+                        o.neighbour_weight, o.neighbour_gate, o.neighbour_power)
       .save(o.out_dir);
 }
 

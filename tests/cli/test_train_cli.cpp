@@ -334,6 +334,9 @@ TEST(TrainCli, NeighboursAreWrittenBlendedIntoSelectionAndEvaluatedOutOfFold) {
     EXPECT_NEAR(r["score"].get<double>(), std::log(r["tflops"].get<double>()), 1e-9) << r;
   }
   EXPECT_EQ(run_cli(train + " --neighbours 3 --neighbour-gate 1.5").rc, 3);
+  ASSERT_EQ(run_cli(train + " --neighbours 3 --neighbour-power 2").rc, 0);
+  EXPECT_DOUBLE_EQ(model::NeighbourTable::load(model)->power(), 2.0);
+  EXPECT_EQ(run_cli(train + " --neighbours 3 --neighbour-power -1").rc, 3);
 
   // Retrained without neighbours, the directory holds none.
   ASSERT_EQ(run_cli(train).rc, 0);

@@ -28,8 +28,10 @@ struct Fixture {
     for (const NeighbourRow& r : rows)
       features.insert(features.end(), {sizes[r.problem], r.kernel == "a" ? 16.0f : 32.0f, 7.0f});
   }
-  NeighbourTable build(int count = 1, double weight = 0.8, double gate = 0) const {
-    return NeighbourTable::build(kNames, features, rows, problems, folds, count, weight, gate);
+  NeighbourTable build(int count = 1, double weight = 0.8, double gate = 0,
+                       double power = 0) const {
+    return NeighbourTable::build(kNames, features, rows, problems, folds, count, weight, gate,
+                                 power);
   }
 };
 
@@ -70,6 +72,23 @@ TEST(NeighbourTable, EachKernelAveragesItsNearestProblemsThatMeasuredIt) {
                    0.8 * std::log(2.0) + 0.2 * std::log(0.5));
 }
 
+TEST(NeighbourTable, DistanceWeightsLetTheNearestCountMost) {
+  // From p1 without itself, kernel a's two nearest are p2 (1 sd away, efficiency 0.25) and p64
+  // (6 sds, efficiency 1): equal weights average the logs, power 2 weighs 1 / (d^2 + 0.1).
+  const double sd = std::sqrt(62.0 / 9.0);
+  const NeighbourTable equal = Fixture().build(2), squared = Fixture().build(2, 0.8, 0, 2);
+  EXPECT_EQ(squared.power(), 2.0);
+  const std::vector<std::string> kernels = {"a"};
+  std::vector<double> out;
+  equal.scores(*equal.position_of("p1"), kernels, out, -1, "p1");
+  EXPECT_DOUBLE_EQ(out[0], std::log(0.25) / 2);
+  squared.scores(*squared.position_of("p1"), kernels, out, -1, "p1");
+  const double near = 1 / (1 / (sd * sd) + 0.1), far = 1 / (36 / (sd * sd) + 0.1);
+  EXPECT_NEAR(out[0], near * std::log(0.25) / (near + far), 1e-12);
+  EXPECT_THROW(Fixture().build(2, 0.8, 0, -1), InputError);
+  EXPECT_THROW(Fixture().build(2, 0.8, 0, 9), InputError);
+}
+
 TEST(NeighbourTable, TheGateLeavesFarProblemsToTheModel) {
   // Standardized log2 sizes 0, 1, 6: each problem's nearest other lies 1, 1 and 5 sds away.
   const double sd = std::sqrt(62.0 / 9.0);
@@ -92,7 +111,7 @@ TEST(NeighbourTable, TheGateLeavesFarProblemsToTheModel) {
 }
 
 TEST(NeighbourTable, SavesAndLoadsTheSameTable) {
-  const NeighbourTable t = Fixture().build(2, 0.7, 0.5);
+  const NeighbourTable t = Fixture().build(2, 0.7, 0.5, 2);
   const auto dir = testing::scratch_dir("neighbours_round_trip");
   std::filesystem::create_directories(dir);
   EXPECT_FALSE(NeighbourTable::load(dir).has_value());
@@ -103,6 +122,7 @@ TEST(NeighbourTable, SavesAndLoadsTheSameTable) {
   EXPECT_DOUBLE_EQ(loaded->weight(), 0.7);
   EXPECT_DOUBLE_EQ(loaded->gate(), 0.5);
   EXPECT_DOUBLE_EQ(loaded->gate_distance(), t.gate_distance());
+  EXPECT_DOUBLE_EQ(loaded->power(), 2.0);
   EXPECT_EQ(loaded->columns(), t.columns());
   const std::vector<std::string> kernels = {"b", "a"};
   std::vector<double> before, after;
