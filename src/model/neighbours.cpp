@@ -112,6 +112,19 @@ double NeighbourTable::neighbour_weight(double squared) const {
   return power_ > 0 ? 1.0 / (std::pow(squared, power_ / 2) + kDistanceFloor) : 1.0;
 }
 
+void NeighbourTable::by_distance(std::span<const double> position, int skip_fold,
+                                 std::string_view skip_problem, std::size_t sorted,
+                                 std::vector<std::pair<double, std::size_t>>& order) const {
+  order.clear();
+  for (std::size_t p = 0; p < problems_.size(); ++p) {
+    const Problem& q = problems_[p];
+    if ((skip_fold >= 0 && q.fold == skip_fold) || q.text == skip_problem) continue;
+    order.push_back({squared_distance(position, q.position), p});
+  }
+  std::partial_sort(order.begin(), order.begin() + long(std::min(sorted, order.size())),
+                    order.end());
+}
+
 double NeighbourTable::spread(const std::vector<std::pair<double, std::size_t>>& order) const {
   const std::size_t n = std::min(order.size(), std::size_t(count_));
   double sum = 0;
@@ -127,13 +140,8 @@ void NeighbourTable::set_gate(double gate) {
   std::vector<double> spreads;
   std::vector<std::pair<double, std::size_t>> order;
   for (const Problem& p : problems_) {
-    order.clear();
-    for (std::size_t q = 0; q < problems_.size(); ++q)
-      if (&problems_[q] != &p)
-        order.push_back({squared_distance(p.position, problems_[q].position), q});
     // Only the count_ nearest matter: quadratic in the problems, not worse.
-    const std::size_t nearest = std::min(order.size(), std::size_t(count_));
-    std::partial_sort(order.begin(), order.begin() + long(nearest), order.end());
+    by_distance(p.position, -1, p.text, std::size_t(count_), order);
     spreads.push_back(spread(order));
   }
   std::sort(spreads.begin(), spreads.end());
@@ -171,13 +179,7 @@ double NeighbourTable::scores(std::span<const double> position,
                               int skip_fold, std::string_view skip_problem) const {
   // Training problems nearest first; each kernel then takes the first `count` that measured it.
   thread_local std::vector<std::pair<double, std::size_t>> order;
-  order.clear();
-  for (std::size_t p = 0; p < problems_.size(); ++p) {
-    const Problem& q = problems_[p];
-    if ((skip_fold >= 0 && q.fold == skip_fold) || q.text == skip_problem) continue;
-    order.push_back({squared_distance(position, q.position), p});
-  }
-  std::sort(order.begin(), order.end());
+  by_distance(position, skip_fold, skip_problem, problems_.size(), order);
   out.assign(kernels.size(), kMissing);
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     auto it = kernel_index_.find(kernels[i]);

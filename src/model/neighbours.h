@@ -123,6 +123,10 @@ class NeighbourTable {
   std::unordered_map<std::string, std::size_t> problem_index_;
 
   void index();
+  // The training problems but those of fold `skip_fold` (-1: none) and `skip_problem`, as
+  // (squared distance from `position`, index), the `sorted` nearest first in order.
+  void by_distance(std::span<const double> position, int skip_fold, std::string_view skip_problem,
+                   std::size_t sorted, std::vector<std::pair<double, std::size_t>>& order) const;
   // A neighbour's weight in a kernel's mean, from its squared distance.
   double neighbour_weight(double squared) const;
   // The mean distance from `position` to its count_ nearest problems in `order` (squared
