@@ -129,8 +129,8 @@ class NeighbourTable {
                    std::size_t sorted, std::vector<std::pair<double, std::size_t>>& order) const;
   // A neighbour's weight in a kernel's mean, from its squared distance.
   double neighbour_weight(double squared) const;
-  // The mean distance from `position` to its count_ nearest problems in `order` (squared
-  // distances, nearest first).
+  // The mean distance of the count_ nearest problems of `order` (by_distance's, sorted at least
+  // that far).
   double spread(const std::vector<std::pair<double, std::size_t>>& order) const;
   void set_gate(double gate);
 };
