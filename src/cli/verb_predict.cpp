@@ -78,9 +78,10 @@ std::string percent_cell(double fraction, int width) {
 // best candidate's speed (efficiency objective), the probability of being the fastest
 // (classify), or a score (ranking: unitless; blend: the weighted sum of its members' log
 // speeds relative to each member's pick, at most 0).
-void print_table(const std::vector<select::Scored>& ranked, const select::Ranker& ranker) {
+void print_table(const select::Prediction& p, const select::Ranker& ranker) {
   using model::Objective;
-  const Objective objective = ranker.scoring_objective();
+  const std::vector<select::Scored>& ranked = p.ranked;
+  const Objective objective = ranker.scoring_objective(p.problem);
   const bool regression = objective == Objective::kRegression;
   const bool latency = regression && ranker.has_target("latency");
   const bool tflops = regression && (ranker.has_target("tflops") || !latency);
@@ -120,7 +121,7 @@ void print_text(const select::Prediction& p, const PredictArgs& a, const select:
     std::printf("%s\n", unsupported_text(a.rules, "it").c_str());
     return;
   }
-  print_table(p.ranked, ranker);
+  print_table(p, ranker);
   if (p.shortlisted < p.supported)
     std::printf(
         "ranked %zu of %zu supported kernels: the model's shortlist and the default "

@@ -42,45 +42,51 @@ int sweep_threads(const data::Store& store) {
 }
 
 // The member directories of a blend or route (relative to the model's), else none.
-std::vector<std::string> member_dirs(const std::optional<model::FeatureSpec>& spec) {
+std::vector<std::string> member_dirs(const model::FeatureSpec& spec) {
   std::vector<std::string> dirs;
-  if (!spec) return dirs;
-  for (const auto& member : spec->blend) dirs.push_back(member.model);
-  dirs.insert(dirs.end(), spec->route.begin(), spec->route.end());
+  for (const auto& member : spec.blend) dirs.push_back(member.model);
+  dirs.insert(dirs.end(), spec.route.begin(), spec.route.end());
   return dirs;
 }
 
-// The out-of-fold files an evaluation reads: --oof-file; a blend's or route's members' (one
-// per member, <member>/oof_<target>.csv); or <model>/oof_<target>.csv. None without a model or
-// file.
+// The out-of-fold file of each forest under the model at `dir`, in the order out_of_fold()
+// reads them: a model's own <dir>/oof_<target>.csv, or its members' (a route's member may be a
+// blend).
+void collect_oof_paths(const fs::path& dir, const model::FeatureSpec& spec,
+                       const std::string& target, std::vector<std::string>& out) {
+  const std::vector<std::string> members = member_dirs(spec);
+  if (members.empty()) out.push_back((dir / ("oof_" + target + ".csv")).lexically_normal());
+  for (const auto& member : members)
+    collect_oof_paths(dir / member, model::FeatureSpec::load(dir / member), target, out);
+}
+
+// The out-of-fold files an evaluation reads: --oof-file; every forest's under the model
+// (collect_oof_paths); none without a model or file.
 std::vector<std::string> oof_paths(const EvalJob& job,
                                    const std::optional<model::FeatureSpec>& spec) {
-  const std::vector<std::string> members = member_dirs(spec);
   if (!job.oof_file.empty()) {
-    if (!members.empty())
+    if (spec && !member_dirs(*spec).empty())
       throw InputError(job.oof_file, 0, "oof-file",
                        "a " + model::to_string(spec->objective) +
                            " is scored from its members' out-of-fold files, not from one file");
     return {job.oof_file};
   }
   if (job.model_dir.empty()) return {};
-  const std::string name = "oof_" + job.options.target + ".csv";
-  if (members.empty()) return {(fs::path(job.model_dir) / name).string()};
+  const fs::path own = fs::path(job.model_dir) / ("oof_" + job.options.target + ".csv");
+  if (!spec) return {own.string()};
   std::vector<std::string> paths;
-  for (const auto& member : members)
-    paths.push_back((fs::path(job.model_dir) / member / name).lexically_normal().string());
+  collect_oof_paths(job.model_dir, *spec, job.options.target, paths);
   return paths;
 }
 
 // A route's out-of-fold predictions: each member's for the problems the route gives it (its
 // training filter, the first member taking a problem that several match).
-std::vector<Prediction> routed(const EvalJob& job, const model::FeatureSpec& spec,
+std::vector<Prediction> routed(const fs::path& dir, const model::FeatureSpec& spec,
                                std::vector<std::vector<Prediction>> members) {
   std::vector<data::ProblemWhere> filters;
-  for (const auto& member : spec.route) {
-    const fs::path dir = fs::path(job.model_dir) / member;
-    filters.emplace_back(model::FeatureSpec::load(dir).where, dir.string() + ": where");
-  }
+  for (const auto& member : spec.route)
+    filters.emplace_back(model::FeatureSpec::load(dir / member).where,
+                         (dir / member).string() + ": where");
   std::vector<Prediction> out;
   for (std::size_t i = 0; i < members.size(); ++i)
     for (auto& p : members[i]) {
@@ -93,54 +99,92 @@ std::vector<Prediction> routed(const EvalJob& job, const model::FeatureSpec& spe
   return out;
 }
 
-// The objective of the model whose out-of-fold file `index` of oof_paths() is.
-model::Objective oof_objective(const EvalJob& job, const std::optional<model::FeatureSpec>& spec,
-                               std::size_t index) {
-  if (!spec) return model::Objective::kRegression;
-  const std::vector<std::string> members = member_dirs(spec);
-  if (members.empty()) return spec->objective;
-  return model::FeatureSpec::load(fs::path(job.model_dir) / members[index]).objective;
-}
+// Reads a model tree's out-of-fold files into predictions.
+struct OofReader {
+  const EvalJob& job;
+  const Operation& op;
+  const std::vector<data::Measurement>& measurements;
+  EvalOutcome& outcome;
+  std::map<std::string, int>& folds;
 
-std::vector<Prediction> out_of_fold(const EvalJob& job, const std::vector<std::string>& paths,
-                                    const Operation& op,
-                                    const std::optional<model::FeatureSpec>& spec,
-                                    const std::vector<data::Measurement>& measurements,
-                                    EvalOutcome& outcome, std::map<std::string, int>& folds) {
-  std::vector<std::vector<Prediction>> members;
-  for (std::size_t i = 0; i < paths.size(); ++i) {
-    const std::string& path = paths[i];
-    auto rows = read_oof_csv(path, [&op](std::string_view text, const std::string& source) {
+  // One forest's file. `speaks`: its folds and row counts are the evaluation's (a blend's first
+  // member speaks for it, every member of a route for its own problems); `in_blend`: a blend's
+  // member, scored without nearest training problems; `in_route`: a route's member, which may
+  // match none of the rows (--where may keep another member's problems only).
+  std::vector<Prediction> file(const std::string& path, model::Objective objective, bool speaks,
+                               bool in_blend, bool in_route) {
+    auto rows = read_oof_csv(path, [this](std::string_view text, const std::string& source) {
       return op.canonical_problem(text, source);
     });
     OofMatch match = match_database(rows, measurements, job.options.target);
-    if (match.joined == 0)
-      throw InputError(path, 0, "",
-                       "none of its " + std::to_string(match.rows) +
-                           " predictions matches a valid measurement in " + job.db +
-                           ": these are not out-of-fold predictions for this database (use "
-                           "--heldout to score it with the model)");
-    // A blend's members were trained on the same rows (the first speaks); a route's each on
-    // its own problems (all of them speak).
-    if (i == 0 || (spec && !spec->route.empty())) {
+    if (match.joined == 0) {
+      if (in_route) return {};  // another member's problems only: it does not speak
+      throw unmatched(path, std::to_string(match.rows));
+    }
+    if (speaks) {
       for (const auto& r : rows) folds.emplace(r.problem, r.fold);
-      outcome.oof_rows = (i == 0 ? 0 : outcome.oof_rows) + match.rows;
-      outcome.oof_mismatched = (i == 0 ? 0 : outcome.oof_mismatched) + match.mismatched;
+      outcome.oof_rows += match.rows;
+      outcome.oof_mismatched += match.mismatched;
     }
     if (job.all_candidates)
       for (auto& r : rows) r.shortlisted = true;
-    members.push_back(to_predictions(rows, job.options.target, oof_objective(job, spec, i)));
-    // Selection blends a model's nearest training problems into its scores (a blend's members
-    // are scored without them).
-    if (!spec || spec->blend.empty())
+    auto predictions = to_predictions(rows, job.options.target, objective);
+    // Selection blends a model's nearest training problems into its scores.
+    if (!in_blend)
       if (auto table = model::NeighbourTable::load(fs::path(path).parent_path()))
-        blend_neighbours(members.back(), rows, *table);
+        blend_neighbours(predictions, rows, *table);
+    return predictions;
   }
-  if (members.size() == 1) return std::move(members.front());
-  if (!spec->route.empty()) return routed(job, *spec, std::move(members));
-  std::vector<double> weights;
-  for (const auto& member : spec->blend) weights.push_back(member.weight);
-  return blend_predictions(members, weights, spec->blend_survivors);
+
+  InputError unmatched(const std::string& file, const std::string& predictions) const {
+    return InputError(file, 0, "",
+                      "none of its " + predictions +
+                          " predictions matches a valid measurement in " + job.db +
+                          ": these are not out-of-fold predictions for this database (use "
+                          "--heldout to score it with the model)");
+  }
+
+  // The model at `dir`: its own file, its blend members' combined, or its route members' each
+  // for its problems.
+  std::vector<Prediction> tree(const fs::path& dir, const model::FeatureSpec& spec, bool speaks,
+                               bool in_blend, bool in_route) {
+    const std::vector<std::string> members = member_dirs(spec);
+    if (members.empty()) {
+      const std::string path = !job.oof_file.empty()
+                                   ? job.oof_file
+                                   : (dir / ("oof_" + job.options.target + ".csv")).string();
+      return file(path, spec.objective, speaks, in_blend, in_route);
+    }
+    const bool blend = !spec.blend.empty();
+    std::vector<std::vector<Prediction>> read;
+    for (std::size_t i = 0; i < members.size(); ++i)
+      read.push_back(tree(dir / members[i], model::FeatureSpec::load(dir / members[i]),
+                          speaks && (!blend || i == 0), blend, !blend || in_route));
+    if (!blend) {
+      auto out = routed(dir, spec, std::move(read));
+      if (out.empty() && !in_route) throw unmatched(dir.string(), "members'");
+      return out;
+    }
+    std::vector<double> weights;
+    for (const auto& member : spec.blend) weights.push_back(member.weight);
+    return blend_predictions(read, weights, spec.blend_survivors);
+  }
+};
+
+std::vector<Prediction> out_of_fold(const EvalJob& job, const Operation& op,
+                                    const std::optional<model::FeatureSpec>& spec,
+                                    const std::vector<data::Measurement>& measurements,
+                                    EvalOutcome& outcome, std::map<std::string, int>& folds) {
+  outcome.oof_rows = outcome.oof_mismatched = 0;
+  OofReader reader{job, op, measurements, outcome, folds};
+  if (!spec) {  // --oof-file, or a directory of predictions without a model
+    const std::string path =
+        !job.oof_file.empty()
+            ? job.oof_file
+            : (fs::path(job.model_dir) / ("oof_" + job.options.target + ".csv")).string();
+    return reader.file(path, model::Objective::kRegression, true, false, false);
+  }
+  return reader.tree(job.model_dir, *spec, true, false, false);
 }
 
 double predicted_value(const select::Scored& s, const std::string& target) {
@@ -357,7 +401,7 @@ EvalOutcome run_eval(const EvalJob& job) {
   if (use_out_of_fold(resolved, paths)) {
     outcome.protocol = "out-of-fold";
     outcome.predictions = join(paths, ", ");
-    predictions = out_of_fold(resolved, paths, op, spec, measurements, outcome, folds);
+    predictions = out_of_fold(resolved, op, spec, measurements, outcome, folds);
     set_default_policy(job, op, spec, measurements, &folds, options);
   } else {
     outcome.protocol = "held-out";

@@ -1,6 +1,7 @@
 #include "model/route.h"
 
 #include "core/error.h"
+#include "core/text.h"
 #include "ops/operation.h"
 
 namespace kselect::model {
@@ -10,11 +11,13 @@ void check_route_member(const FeatureSpec& first, const FeatureSpec& member,
   if (member.objective == Objective::kRoute)
     throw InputError(member_dir, 0, "objective",
                      "a route cannot be a member of a route: give its members instead");
-  if (member.objective != first.objective || member.targets != first.targets)
-    throw InputError(member_dir, 0, "objective",
-                     "a " + to_string(member.objective) + " model cannot join a route of " +
-                         to_string(first.objective) +
-                         " models of other targets: a route's members score alike");
+  // Objectives may differ (a blend beside regressions): a problem's candidates are all scored
+  // by one member, so no two members' scores are ever compared.
+  if (member.targets != first.targets)
+    throw InputError(member_dir, 0, "targets",
+                     "a model of targets " + join(member.targets, ", ") +
+                         " cannot join a route of models of targets " + join(first.targets, ", ") +
+                         ": a route's members predict alike");
   if (member.op != first.op || member.dtype != first.dtype || member.schema != first.schema)
     throw InputError(member_dir, 0, "schema",
                      "a " + member.op + " " + member.dtype + " model of schema '" + member.schema +

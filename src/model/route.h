@@ -12,8 +12,9 @@
 namespace kselect::model {
 
 // InputError naming `member_dir` unless `member` can join a route whose first member is
-// `first`: a model (not a route) of the same objective, targets, op, dtype and feature schema,
-// so that every member reads the candidates one engine prepared and their scores mean the same.
+// `first`: a model (not a route) of the same targets, op, dtype and feature schema, so that every
+// member reads the candidates one engine prepared and predicts the same quantities. Objectives
+// may differ: each problem is scored by one member (Scorer::scoring_objective says by what).
 void check_route_member(const FeatureSpec& first, const FeatureSpec& member,
                         const std::string& member_dir);
 

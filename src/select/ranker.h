@@ -46,8 +46,11 @@ class Ranker {
   static void check_written(const std::filesystem::path& dir);
 
   const model::FeatureSpec& spec() const { return scorer_->spec(); }
-  // What the scores mean: spec().objective, or a route's members' objective.
-  model::Objective scoring_objective() const { return scorer_->scoring_objective(); }
+  // What the scores of `problem` mean: spec().objective, or that of the route's member that
+  // scores it.
+  model::Objective scoring_objective(std::string_view problem) const {
+    return scorer_->scoring_objective(problem);
+  }
   const features::FeatureEngine& engine() const { return scorer_->engine(); }
   // Model features whose formula changed since the model was trained (model::stale_features):
   // the CLI warns; retraining on the same data brings the model up to date.

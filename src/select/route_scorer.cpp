@@ -57,8 +57,8 @@ const features::FeatureEngine& RouteScorer::engine() const {
   return members_.front().scorer->engine();
 }
 
-model::Objective RouteScorer::scoring_objective() const {
-  return members_.front().scorer->scoring_objective();
+model::Objective RouteScorer::scoring_objective(std::string_view problem) const {
+  return member(problem).scoring_objective(problem);
 }
 
 std::size_t RouteScorer::num_trees() const {

@@ -24,7 +24,7 @@ class RouteScorer final : public Scorer {
       const std::map<std::string, nlohmann::json>& kernel_configs);
 
   const features::FeatureEngine& engine() const override;
-  model::Objective scoring_objective() const override;
+  model::Objective scoring_objective(std::string_view problem) const override;
   // The largest member's trees (a problem is scored by one member).
   std::size_t num_trees() const override;
   void set_cascade(const Cascade& cascade) override;

@@ -75,8 +75,11 @@ class Scorer {
 
   // The engine whose features the model reads (a blend: its first member's).
   virtual const features::FeatureEngine& engine() const = 0;
-  // What its scores mean: the spec's objective, or a route's members' (one for all of them).
-  virtual model::Objective scoring_objective() const { return spec_.objective; }
+  // What its scores for `problem` mean: the spec's objective, or that of the route's member
+  // that scores the problem.
+  virtual model::Objective scoring_objective(std::string_view /*problem*/) const {
+    return spec_.objective;
+  }
   // Trees of the model that orders the ranking.
   virtual std::size_t num_trees() const = 0;
   // InputError when the model has no ordering forest to cut short.

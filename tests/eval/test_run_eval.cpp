@@ -238,6 +238,43 @@ TEST_F(RunEval, ARouteIsScoredFromItsMembersOutOfFoldFilesByTheirFilters) {
   EXPECT_EQ(run_eval(j).report.problems, 12);
 }
 
+// A route's member may be a blend: its problems are scored as the blend alone scores them, from
+// the blend's members' files (the first member's rows counted once).
+TEST_F(RunEval, ARouteMemberThatIsABlendIsScoredAsTheBlend) {
+  auto member = [&](const std::string& name, const std::string& where, auto keep,
+                    model::Objective objective) {
+    auto options = kselect::testing::quick_options("run_eval_route_blend_" + name);
+    options.folds = 3, options.where = where, options.objective = objective;
+    std::vector<data::Measurement> subset;
+    for (const auto& r : rows())
+      if (keep(gemm::GemmProblem::parse(r.problem).n)) subset.push_back(r);
+    model::train(subset, options);
+    return options.out_dir;
+  };
+  auto is64 = [](std::int64_t n) { return n == 64; };
+  const auto regression = member("reg", "n=64", is64, model::Objective::kRegression);
+  const auto near = member("eff", "n=64", is64, model::Objective::kEfficiency);
+  const auto rest = member(
+      "rest", "n!=64", [](std::int64_t n) { return n != 64; }, model::Objective::kRegression);
+  const auto blend = kselect::testing::scratch_dir("run_eval_route_blend");
+  model::write_blend(blend, {{regression, 1}, {near, 1}});
+  const auto route = kselect::testing::scratch_dir("run_eval_route_of_blend");
+  model::write_route(route, {blend, rest});
+  EvalJob j = job(Protocol::kOutOfFold);
+  j.model_dir = route.string();
+  EvalOutcome all = run_eval(j);
+  EXPECT_EQ(all.report.problems, 18);
+  EXPECT_EQ(all.oof_rows, 18 * 10);
+  j.where = "n=64";
+  EvalOutcome routed = run_eval(j);
+  j.model_dir = blend.string();
+  EvalOutcome alone = run_eval(j);
+  EXPECT_EQ(routed.report.problems, 6);
+  EXPECT_DOUBLE_EQ(routed.report.efficiency.mean, alone.report.efficiency.mean);
+  EXPECT_DOUBLE_EQ(routed.report.top1, alone.report.top1);
+  EXPECT_EQ(routed.oof_rows, alone.oof_rows);
+}
+
 // A bad --hybrid-top fails before anything is read or ranked (a held-out ranking can take
 // minutes): here the store and the model do not even exist.
 TEST(RunEvalOptions, ANegativeHybridTopIsRefusedBeforeAnythingIsRead) {

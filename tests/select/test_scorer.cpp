@@ -51,25 +51,31 @@ TEST(Scorer, LoadsTheScorerOfTheModelsObjective) {
 }
 
 // A route scores each problem with the first member whose training filter takes it: the same
-// scores as that member alone; a problem no member takes is an error naming the filters.
+// scores as that member alone, meaning what that member's objective says; a problem no member
+// takes is an error naming the filters.
 TEST(Scorer, ARouteScoresEachProblemWithTheMemberItsFilterPicks) {
-  auto member = [](const std::string& name, const std::string& where, std::int64_t m) {
+  auto member = [](const std::string& name, const std::string& where, std::int64_t m,
+                   model::Objective objective = model::Objective::kRegression) {
     model::TrainOptions o = quick_options("scorer_route_" + name);
-    o.folds = 0, o.boosting.trees = 10, o.where = where;
+    o.folds = 0, o.boosting.trees = 10, o.where = where, o.objective = objective;
     std::vector<data::Measurement> rows;
     for (const auto& r : kselect::testing::synthetic_measurements())
       if (where.empty() || gemm::GemmProblem::parse(r.problem).m == m) rows.push_back(r);
     model::train(rows, o);
     return o.out_dir;
   };
-  const auto small = member("m8", "m=8", 8), all = member("all", "", 0);
+  const auto small = member("m8", "m=8", 8, model::Objective::kEfficiency);
+  const auto all = member("all", "", 0);
   const auto dir = kselect::testing::scratch_dir("scorer_route");
   model::write_route(dir, {small, all});
   auto route = load_scorer(dir, fixed_hardware(), {});
   const auto* router = dynamic_cast<const RouteScorer*>(route.get());
   ASSERT_NE(router, nullptr);
   EXPECT_EQ(router->spec().objective, model::Objective::kRoute);
-  EXPECT_EQ(router->scoring_objective(), model::Objective::kRegression);
+  EXPECT_EQ(router->scoring_objective(gemm::GemmProblem::parse("m=8,n=64,k=64").to_string()),
+            model::Objective::kEfficiency);
+  EXPECT_EQ(router->scoring_objective(gemm::GemmProblem::parse("m=200,n=64,k=64").to_string()),
+            model::Objective::kRegression);
   auto alone_small = load_scorer(small, fixed_hardware(), {});
   auto alone_all = load_scorer(all, fixed_hardware(), {});
   std::vector<std::string> names;
