@@ -49,13 +49,18 @@ std::vector<std::string> member_dirs(const model::FeatureSpec& spec) {
   return dirs;
 }
 
+// The out-of-fold file `kselect train` writes into a model directory.
+fs::path own_oof_file(const fs::path& dir, const std::string& target) {
+  return dir / ("oof_" + target + ".csv");
+}
+
 // The out-of-fold file of each forest under the model at `dir`, in the order out_of_fold()
 // reads them: a model's own <dir>/oof_<target>.csv, or its members' (a route's member may be a
 // blend).
 void collect_oof_paths(const fs::path& dir, const model::FeatureSpec& spec,
                        const std::string& target, std::vector<std::string>& out) {
   const std::vector<std::string> members = member_dirs(spec);
-  if (members.empty()) out.push_back((dir / ("oof_" + target + ".csv")).lexically_normal());
+  if (members.empty()) out.push_back(own_oof_file(dir, target).lexically_normal());
   for (const auto& member : members)
     collect_oof_paths(dir / member, model::FeatureSpec::load(dir / member), target, out);
 }
@@ -72,8 +77,7 @@ std::vector<std::string> oof_paths(const EvalJob& job,
     return {job.oof_file};
   }
   if (job.model_dir.empty()) return {};
-  const fs::path own = fs::path(job.model_dir) / ("oof_" + job.options.target + ".csv");
-  if (!spec) return {own.string()};
+  if (!spec) return {own_oof_file(job.model_dir, job.options.target)};
   std::vector<std::string> paths;
   collect_oof_paths(job.model_dir, *spec, job.options.target, paths);
   return paths;
@@ -81,12 +85,13 @@ std::vector<std::string> oof_paths(const EvalJob& job,
 
 // A route's out-of-fold predictions: each member's for the problems the route gives it (its
 // training filter, the first member taking a problem that several match).
-std::vector<Prediction> routed(const fs::path& dir, const model::FeatureSpec& spec,
+// `members[i]` are the predictions of the member at `dirs[i]` whose spec is `specs[i]`.
+std::vector<Prediction> routed(const std::vector<fs::path>& dirs,
+                               const std::vector<model::FeatureSpec>& specs,
                                std::vector<std::vector<Prediction>> members) {
   std::vector<data::ProblemWhere> filters;
-  for (const auto& member : spec.route)
-    filters.emplace_back(model::FeatureSpec::load(dir / member).where,
-                         (dir / member).string() + ": where");
+  for (std::size_t i = 0; i < specs.size(); ++i)
+    filters.emplace_back(specs[i].where, dirs[i].string() + ": where");
   std::vector<Prediction> out;
   for (std::size_t i = 0; i < members.size(); ++i)
     for (auto& p : members[i]) {
@@ -136,6 +141,11 @@ struct OofReader {
     return predictions;
   }
 
+  // A single model's file: --oof-file, or the one training wrote into `dir`.
+  std::string leaf_file(const fs::path& dir) const {
+    return !job.oof_file.empty() ? job.oof_file : own_oof_file(dir, job.options.target).string();
+  }
+
   InputError unmatched(const std::string& file, const std::string& predictions) const {
     return InputError(file, 0, "",
                       "none of its " + predictions +
@@ -149,19 +159,19 @@ struct OofReader {
   std::vector<Prediction> tree(const fs::path& dir, const model::FeatureSpec& spec, bool speaks,
                                bool in_blend, bool in_route) {
     const std::vector<std::string> members = member_dirs(spec);
-    if (members.empty()) {
-      const std::string path = !job.oof_file.empty()
-                                   ? job.oof_file
-                                   : (dir / ("oof_" + job.options.target + ".csv")).string();
-      return file(path, spec.objective, speaks, in_blend, in_route);
-    }
+    if (members.empty()) return file(leaf_file(dir), spec.objective, speaks, in_blend, in_route);
     const bool blend = !spec.blend.empty();
+    std::vector<fs::path> dirs;
+    std::vector<model::FeatureSpec> specs;
     std::vector<std::vector<Prediction>> read;
-    for (std::size_t i = 0; i < members.size(); ++i)
-      read.push_back(tree(dir / members[i], model::FeatureSpec::load(dir / members[i]),
-                          speaks && (!blend || i == 0), blend, !blend || in_route));
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      dirs.push_back(dir / members[i]);
+      specs.push_back(model::FeatureSpec::load(dirs.back()));
+      read.push_back(
+          tree(dirs.back(), specs.back(), speaks && (!blend || i == 0), blend, !blend || in_route));
+    }
     if (!blend) {
-      auto out = routed(dir, spec, std::move(read));
+      auto out = routed(dirs, specs, std::move(read));
       if (out.empty() && !in_route) throw unmatched(dir.string(), "members'");
       return out;
     }
@@ -177,13 +187,9 @@ std::vector<Prediction> out_of_fold(const EvalJob& job, const Operation& op,
                                     EvalOutcome& outcome, std::map<std::string, int>& folds) {
   outcome.oof_rows = outcome.oof_mismatched = 0;
   OofReader reader{job, op, measurements, outcome, folds};
-  if (!spec) {  // --oof-file, or a directory of predictions without a model
-    const std::string path =
-        !job.oof_file.empty()
-            ? job.oof_file
-            : (fs::path(job.model_dir) / ("oof_" + job.options.target + ".csv")).string();
-    return reader.file(path, model::Objective::kRegression, true, false, false);
-  }
+  if (!spec)  // --oof-file, or a directory of predictions without a model
+    return reader.file(reader.leaf_file(job.model_dir), model::Objective::kRegression, true, false,
+                       false);
   return reader.tree(job.model_dir, *spec, true, false, false);
 }
 
